@@ -1,0 +1,422 @@
+"""The derived index: a SQLite file under memory/v2/views that follows the logs.
+
+The JSONL logs and capture files are the truth. This index is a projection of
+them that answers point questions (a turn's receipt, a capture's ledger state,
+the pending set, a record's latest version) without reading the archive.
+
+It is caught up from per-log watermarks: each log's consumed byte offset and
+file identity. A log that grew is read from its watermark; a log that shrank or
+was replaced (forget, restore) makes the whole index rebuild from scratch.
+Readers and writers both call `refresh()`; nothing else writes the index, so a
+crash between a log append and an index update only leaves work for the next
+refresh. Deleting the file loses nothing.
+"""
+
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+from . import paths, storage
+from .errors import Problem
+from .schema import cited_captures, normalized
+
+SCHEMA_VERSION = 5
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS logs (
+    name TEXT PRIMARY KEY, ino INTEGER, consumed INTEGER, lines INTEGER,
+    size_seen INTEGER, tail_bytes INTEGER);
+CREATE TABLE IF NOT EXISTS problems (
+    log TEXT, line INTEGER, severity TEXT, code TEXT, message TEXT);
+CREATE TABLE IF NOT EXISTS receipts (
+    turn_id TEXT PRIMARY KEY, line INTEGER, data TEXT);
+CREATE TABLE IF NOT EXISTS turn_captures (
+    turn_id TEXT, capture_id TEXT, line INTEGER, PRIMARY KEY (turn_id, capture_id));
+CREATE TABLE IF NOT EXISTS captures (
+    capture_id TEXT PRIMARY KEY, path TEXT, sha256 TEXT, turn_id TEXT, session_id TEXT,
+    captured_at TEXT, occurred_at TEXT, chars INTEGER, kind TEXT, speaker TEXT,
+    source TEXT, source_ref TEXT, status TEXT, reason TEXT, finalized_at TEXT,
+    line INTEGER, data TEXT);
+CREATE INDEX IF NOT EXISTS captures_status ON captures(status);
+CREATE INDEX IF NOT EXISTS captures_turn ON captures(turn_id);
+CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER,
+    date_start TEXT, title_key TEXT, subject_key TEXT, updated_at TEXT, data TEXT);
+CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
+CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_key);
+CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
+CREATE INDEX IF NOT EXISTS records_date ON records(date_start);
+CREATE TABLE IF NOT EXISTS record_refs (
+    record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target));
+CREATE INDEX IF NOT EXISTS record_refs_target ON record_refs(target, rel);
+CREATE TABLE IF NOT EXISTS followups (
+    id TEXT PRIMARY KEY, version INTEGER, status TEXT, due_at TEXT, line INTEGER, data TEXT);
+CREATE TABLE IF NOT EXISTS tombstones (
+    id TEXT PRIMARY KEY, kind TEXT, line INTEGER, data TEXT);
+"""
+
+_TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "record_refs", "followups", "tombstones")
+
+_local = threading.local()
+
+
+def _log_files(root):
+    """Every log the index follows, as (name, path)."""
+    v2 = paths.v2_dir(root)
+    logs = [(name, v2 / name) for name in ("receipts.jsonl", "ledger.jsonl", "followups.jsonl", "forgotten.jsonl")]
+    rdir = paths.records_dir(root)
+    try:
+        names = sorted(n for n in os.listdir(rdir) if n.endswith(".jsonl"))
+    except FileNotFoundError:
+        names = []
+    logs.extend((f"records/{n}", rdir / n) for n in names)
+    return logs
+
+
+class ArchiveIndex:
+    """One connection per root per thread; use `open_index(root)`."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self.path = paths.index_db_path(root)
+        self.db = None
+        self._connect()
+
+    # --- connection --------------------------------------------------------
+    def _connect(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
+            self.db.executescript(_DDL)
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise sqlite3.DatabaseError("schema version changed")
+        except sqlite3.DatabaseError:
+            self._discard()
+            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=OFF")
+            self.db.executescript(_DDL)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+
+    def _discard(self):
+        if self.db is not None:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+            self.db = None
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
+
+    def close(self):
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    # --- catching up -------------------------------------------------------
+    def _stale_logs(self, logs):
+        known = {row[0]: row for row in self.db.execute("SELECT name, ino, consumed, lines, size_seen, tail_bytes FROM logs")}
+        stale = []
+        for name, path in logs:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                if name in known and known[name][2]:
+                    stale.append((name, path, None))
+                continue
+            row = known.get(name)
+            if row is None or row[1] != st.st_ino or row[4] != st.st_size:
+                stale.append((name, path, st))
+        return stale, known
+
+    def refresh(self):
+        """Bring the index up to date with the logs. Cheap when nothing changed."""
+        logs = _log_files(self.root)
+        stale, _ = self._stale_logs(logs)
+        if not stale:
+            return False
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            stale, known = self._stale_logs(logs)  # another process may have caught up meanwhile
+            rebuild = False
+            for name, path, st in stale:
+                row = known.get(name)
+                if row is not None and (st is None or row[1] != st.st_ino or st.st_size < row[2]):
+                    rebuild = True
+                    break
+            if rebuild:
+                for table in _TABLES + ("logs",):
+                    self.db.execute(f"DELETE FROM {table}")
+                known = {}
+                stale = [(n, p, os.stat(p)) for n, p in logs if p.exists()]
+            # Receipts and the ledger first: records refer to captures.
+            for name, path, st in stale:
+                row = known.get(name)
+                start, first_line = (row[2], row[3] + 1) if row else (0, 1)
+                self._consume(name, path, st, start, first_line)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return True
+
+    def _consume(self, name, path, st, start, first_line):
+        display = f"memory/v2/{name}"
+        entries, problems, end, next_line = storage.read_jsonl(path, start=start, first_line=first_line, display=display)
+        apply = _handler_for(name)
+        for line_no, _offset, obj in entries:
+            for problem in apply(self.db, name, line_no, obj) or ():
+                problems.append(problem)
+        tail = 0
+        for problem in problems:
+            if problem.code == "JSONL_INCOMPLETE_TAIL":
+                tail = max(0, st.st_size - end)
+                continue
+            self.db.execute("INSERT INTO problems VALUES (?,?,?,?,?)",
+                            (display, problem.line, problem.severity, problem.code, problem.message))
+        self.db.execute(
+            "INSERT OR REPLACE INTO logs VALUES (?,?,?,?,?,?)",
+            (name, st.st_ino, end, next_line - 1, max(st.st_size, end), tail),
+        )
+
+    # --- queries -----------------------------------------------------------
+    def receipt(self, turn_id):
+        row = self.db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def capture(self, capture_id):
+        row = self.db.execute("SELECT data, status, reason, finalized_at FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
+        if not row:
+            return None
+        data = json.loads(row[0])
+        data.update(status=row[1], reason=row[2], finalized_at=row[3])
+        return data
+
+    def turn_capture_ids(self, turn_id):
+        return [r[0] for r in self.db.execute(
+            "SELECT capture_id FROM captures WHERE turn_id=? ORDER BY captured_at, capture_id", (turn_id,))]
+
+    def pending_capture_ids(self):
+        return [r[0] for r in self.db.execute(
+            "SELECT capture_id FROM captures WHERE status='pending' ORDER BY captured_at, capture_id")]
+
+    def capture_by_source_ref(self, source, source_ref):
+        row = self.db.execute("SELECT capture_id FROM captures WHERE source=? AND source_ref=?", (source, source_ref)).fetchone()
+        return row[0] if row else None
+
+    def records_citing(self, capture_id):
+        return [r[0] for r in self.db.execute(
+            "SELECT record_id FROM record_refs WHERE target=? AND rel='capture' ORDER BY record_id", (capture_id,))]
+
+    def record(self, record_id):
+        row = self.db.execute("SELECT data FROM records WHERE id=?", (record_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def records_where(self, sql, args=()):
+        """Latest versions of records matching a WHERE clause over the records table."""
+        return [json.loads(r[0]) for r in self.db.execute(f"SELECT data FROM records WHERE {sql}", args)]
+
+    def referrers(self, target, rel=None):
+        """Ids of records pointing at `target` (optionally through one relation)."""
+        if rel is None:
+            return [r[0] for r in self.db.execute("SELECT DISTINCT record_id FROM record_refs WHERE target=?", (target,))]
+        return [r[0] for r in self.db.execute("SELECT record_id FROM record_refs WHERE target=? AND rel=?", (target, rel))]
+
+    def resolve(self, record_id, limit=20):
+        """Follow entity redirects to the canonical id (a merged entity points at its survivor)."""
+        seen = [record_id]
+        current = record_id
+        for _ in range(limit):
+            row = self.db.execute("SELECT target FROM record_refs WHERE record_id=? AND rel='redirect'", (current,)).fetchone()
+            if not row or row[0] in seen:
+                return current
+            current = row[0]
+            seen.append(current)
+        return current
+
+    def tombstoned(self, item_id):
+        return bool(self.db.execute("SELECT 1 FROM tombstones WHERE id=?", (item_id,)).fetchone())
+
+    def followup(self, followup_id):
+        row = self.db.execute("SELECT data FROM followups WHERE id=?", (followup_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def problems(self):
+        out = [Problem(*row[2:3], row[3], row[0], row[1], row[4]) for row in
+               self.db.execute("SELECT log, line, severity, code, message FROM problems ORDER BY log, line")]
+        for name, tail in self.db.execute("SELECT name, tail_bytes FROM logs WHERE tail_bytes > 0"):
+            out.append(Problem("warning", "JSONL_INCOMPLETE_TAIL", f"memory/v2/{name}", None,
+                               f"{tail} bytes after the last complete line: a write in progress or interrupted"))
+        return out
+
+    def count(self, sql, args=()):
+        return self.db.execute(sql, args).fetchone()[0]
+
+
+def open_index(root):
+    """The caught-up index for `root` (cached per thread, refreshed on every call)."""
+    cache = getattr(_local, "cache", None)
+    if cache is None:
+        cache = _local.cache = {}
+    key = str(Path(root).resolve())
+    index = cache.get(key)
+    if index is None or not index.path.exists():
+        if index is not None:
+            index.close()
+        index = cache[key] = ArchiveIndex(root)
+    try:
+        index.refresh()
+    except sqlite3.DatabaseError:
+        index._discard()
+        index = cache[key] = ArchiveIndex(root)
+        index.refresh()
+    return index
+
+
+def forget_cached(root=None):
+    """Drop cached connections (tests, and after forget/restore rewrite logs)."""
+    cache = getattr(_local, "cache", {})
+    for key in list(cache):
+        if root is None or key == str(Path(root).resolve()):
+            cache.pop(key).close()
+
+
+# --- handlers: one per log -------------------------------------------------
+
+def _receipts_handler(db, name, line, obj):
+    kind = obj.get("type")
+    turn_id = obj.get("turn_id")
+    display = f"memory/v2/{name}"
+    if not isinstance(turn_id, str):
+        return [Problem("error", "RECEIPT_INVALID", display, line, "line has no turn_id")]
+    if kind == "receipt":
+        db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, json.dumps(obj, ensure_ascii=False)))
+    elif kind == "capture":
+        db.execute("INSERT OR REPLACE INTO turn_captures VALUES (?,?,?)", (turn_id, obj.get("capture_id"), line))
+    else:
+        return [Problem("error", "RECEIPT_INVALID", display, line, f"unknown line type {kind!r}")]
+    return ()
+
+
+def _ledger_handler(db, name, line, obj):
+    event = obj.get("event")
+    cid = obj.get("capture_id")
+    display = f"memory/v2/{name}"
+    if event == "captured":
+        exists = db.execute("SELECT line FROM captures WHERE capture_id=?", (cid,)).fetchone()
+        if exists:
+            return [Problem("error", "DUPLICATE_ID", display, line, f"capture {cid} is registered twice (first at line {exists[0]})")]
+        db.execute(
+            "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
+             obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
+             obj.get("source"), obj.get("source_ref"), "pending", None, None, line, json.dumps(obj, ensure_ascii=False)),
+        )
+        return ()
+    if event == "finalized":
+        exists = db.execute("SELECT 1 FROM captures WHERE capture_id=?", (cid,)).fetchone()
+        if not exists:
+            return [Problem("error", "LEDGER_UNKNOWN_CAPTURE", display, line, f"finalizes capture {cid}, which is not registered")]
+        db.execute("UPDATE captures SET status=?, reason=?, finalized_at=? WHERE capture_id=?",
+                   (obj.get("disposition"), obj.get("reason"), obj.get("at"), cid))
+        return ()
+    if event == "reopened":
+        db.execute("UPDATE captures SET status='pending', reason=?, finalized_at=NULL WHERE capture_id=?",
+                   (obj.get("reason"), cid))
+        return ()
+    if event == "forgotten":
+        db.execute("UPDATE captures SET status='forgotten' WHERE capture_id=?", (cid,))
+        return ()
+    return [Problem("error", "LEDGER_INVALID", display, line, f"unknown ledger event {event!r}")]
+
+
+REF_FIELDS = ("entity_refs", "related_ids", "supports", "contradicts", "supersedes")
+_REL = {"entity_refs": "entity", "related_ids": "related", "supports": "supports",
+        "contradicts": "contradicts", "supersedes": "supersedes"}
+
+
+def record_refs(obj):
+    """(rel, target) pairs a record version points at."""
+    refs = set()
+    for field in REF_FIELDS:
+        value = obj.get(field)
+        if isinstance(value, str):
+            value = [value]
+        for target in value or ():
+            if isinstance(target, str):
+                refs.add((_REL[field], target))
+    refs |= {("capture", cid) for cid in cited_captures(obj)}
+    if isinstance(obj.get("redirect_to"), str):
+        refs.add(("redirect", obj["redirect_to"]))
+    return refs
+
+
+def _version_problem(db, table, display, line, obj):
+    rid, version = obj.get("id"), obj.get("version")
+    if not isinstance(rid, str) or not isinstance(version, int):
+        return Problem("error", "RECORD_INVALID", display, line, "line needs a string id and an integer version")
+    row = db.execute(f"SELECT version, line FROM {table} WHERE id=?", (rid,)).fetchone()
+    expected = row[0] + 1 if row else 1
+    if version != expected:
+        if row and version <= row[0]:
+            return Problem("error", "DUPLICATE_ID", display, line, f"{rid} version {version} already exists (latest {row[0]}, line {row[1]})")
+        return Problem("error", "RECORD_VERSION_GAP", display, line, f"{rid} jumps to version {version}; expected {expected}")
+    return None
+
+
+def _records_handler(db, name, line, obj):
+    display = f"memory/v2/{name}"
+    problem = _version_problem(db, "records", display, line, obj)
+    if problem:
+        return [problem]
+    rid = obj["id"]
+    db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+               (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line,
+                obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
+                normalized(obj.get("title") if isinstance(obj.get("title"), str) else ""),
+                obj.get("subject_key") if isinstance(obj.get("subject_key"), str) else None,
+                obj.get("updated_at"), json.dumps(obj, ensure_ascii=False)))
+    db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
+    db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
+    return ()
+
+
+def _followups_handler(db, name, line, obj):
+    display = f"memory/v2/{name}"
+    problem = _version_problem(db, "followups", display, line, obj)
+    if problem:
+        return [problem]
+    db.execute("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?,?)",
+               (obj["id"], obj["version"], obj.get("status"), obj.get("due_at"), line, json.dumps(obj, ensure_ascii=False)))
+    return ()
+
+
+def _tombstone_handler(db, name, line, obj):
+    if not isinstance(obj.get("id"), str):
+        return [Problem("error", "TOMBSTONE_INVALID", f"memory/v2/{name}", line, "tombstone without an id")]
+    db.execute("INSERT OR REPLACE INTO tombstones VALUES (?,?,?,?)",
+               (obj["id"], obj.get("kind"), line, json.dumps(obj, ensure_ascii=False)))
+    return ()
+
+
+def _handler_for(name):
+    if name.startswith("records/"):
+        return _records_handler
+    return {
+        "receipts.jsonl": _receipts_handler,
+        "ledger.jsonl": _ledger_handler,
+        "followups.jsonl": _followups_handler,
+        "forgotten.jsonl": _tombstone_handler,
+    }[name]

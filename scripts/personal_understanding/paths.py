@@ -1,0 +1,176 @@
+"""Archive layout. Every path the code uses is built here.
+
+The archive root holds `memory/` (derived side) and `sources/` (verbatim side).
+Library functions receive `root`; only entry points resolve it (see `resolve_root`).
+"""
+
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+
+from .errors import PuError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SKILL_DIR = PACKAGE_DIR.parents[1]
+HOME_FALLBACK = Path.home() / ".personal-understanding"
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+
+
+def is_skill_folder(path):
+    return (Path(path) / "SKILL.md").is_file() and (Path(path) / "scripts").is_dir()
+
+
+def default_root():
+    """The skill folder when running from one, else a folder in the user's home."""
+    return SKILL_DIR if is_skill_folder(SKILL_DIR) else HOME_FALLBACK
+
+
+def resolve_root(arg=None, environ=None):
+    """--root beats PU_HOME beats the default. Entry points only."""
+    environ = os.environ if environ is None else environ
+    chosen = arg or environ.get("PU_HOME") or default_root()
+    return Path(chosen).expanduser().resolve()
+
+
+def resources_dir():
+    """Read-only data shipped with the code (word lists, lexicon, schemas)."""
+    candidates = [SKILL_DIR / "resources", Path(sys.prefix) / "share" / "personal-understanding" / "resources"]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    return candidates[0]
+
+
+# --- ids -------------------------------------------------------------------
+
+def check_id(value, what="id"):
+    """Validate an id before any path is built from it."""
+    if not isinstance(value, str) or not ID_RE.match(value) or ".." in value:
+        raise PuError(
+            "BAD_ID",
+            f"{what} {value!r} is not a valid id",
+            "Ids are 1-128 characters of lowercase a-z, 0-9, '.', '_' or '-', starting with a letter or digit.",
+        )
+    return value
+
+
+def new_id(prefix, moment):
+    """Readable, sortable, unique enough: prefix-YYYYMMDD-HHMMSS-xxxxxx."""
+    return f"{prefix}-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+# --- layout ----------------------------------------------------------------
+
+def memory_dir(root):
+    return Path(root) / "memory"
+
+
+def sources_dir(root):
+    return Path(root) / "sources"
+
+
+def v2_dir(root):
+    return memory_dir(root) / "v2"
+
+
+def lock_path(root):
+    return memory_dir(root) / "archive.lock"
+
+
+def config_path(root):
+    return v2_dir(root) / "config.json"
+
+
+def receipts_path(root):
+    return v2_dir(root) / "receipts.jsonl"
+
+
+def ledger_events_path(root):
+    return v2_dir(root) / "ledger.jsonl"
+
+
+def ledger_projection_path(root):
+    return memory_dir(root) / "derivation-ledger.json"
+
+
+def records_dir(root):
+    return v2_dir(root) / "records"
+
+
+def records_path(root, kind):
+    return records_dir(root) / f"{kind}.jsonl"
+
+
+def followups_path(root):
+    return v2_dir(root) / "followups.jsonl"
+
+
+def feedback_path(root):
+    return v2_dir(root) / "feedback.jsonl"
+
+
+def forgotten_path(root):
+    return v2_dir(root) / "forgotten.jsonl"
+
+
+def traces_dir(root):
+    return v2_dir(root) / "traces"
+
+
+def trace_path(root, day):
+    return traces_dir(root) / f"{day}.jsonl"
+
+
+def views_dir(root):
+    return v2_dir(root) / "views"
+
+
+def index_db_path(root):
+    return views_dir(root) / "index.sqlite"
+
+
+def conversation_dir(root):
+    return sources_dir(root) / "conversation"
+
+
+def capture_relpath(capture_id, captured_at):
+    """sources/conversation/YYYY/MM/<capture_id>.json, relative to the root."""
+    check_id(capture_id, "capture id")
+    return f"sources/conversation/{captured_at[:4]}/{captured_at[5:7]}/{capture_id}.json"
+
+
+def attachments_dir(root):
+    return sources_dir(root) / "attachments"
+
+
+def attachment_relpath(sha256):
+    if not re.fullmatch(r"[0-9a-f]{64}", sha256 or ""):
+        raise PuError("BAD_HASH", f"{sha256!r} is not a SHA-256 hex digest", "")
+    return f"sources/attachments/{sha256[:2]}/{sha256}"
+
+
+def inside_root(root, relpath):
+    """Resolve a stored relative path, refusing anything that leaves the archive."""
+    base = Path(root).resolve()
+    target = (base / relpath).resolve()
+    if target != base and base not in target.parents:
+        raise PuError("PATH_ESCAPE", f"{relpath!r} points outside the archive", "Stored paths are relative to the archive root.")
+    return target
+
+
+def rel(root, path):
+    return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+
+
+# Files that always exist in an initialised archive (created empty by init).
+LOG_FILES = ("receipts.jsonl", "ledger.jsonl", "followups.jsonl", "feedback.jsonl", "forgotten.jsonl")
+DIRECTORIES = (
+    "memory/v2/records",
+    "memory/v2/traces",
+    "memory/v2/views",
+    "sources/conversation",
+    "sources/attachments",
+)

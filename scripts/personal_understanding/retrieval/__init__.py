@@ -1,0 +1,1 @@
+"""Recall: tokenizer, lexicon, index, ranking, associations, time, traces."""

@@ -1,0 +1,426 @@
+"""The only module that writes archive files.
+
+Rules it enforces:
+- every write happens under the archive lock (one lock file per archive);
+- a replaced file is written to a unique temp file in the same directory,
+  flushed, fsynced and moved over the target with os.replace, then the
+  directory is fsynced;
+- a JSONL append is one line in one write, fsynced; an unfinished tail left by
+  a killed writer is moved aside (never glued to the next line, never dropped);
+- a write-once file appears complete or not at all, and never replaces anything.
+Readers never take the lock: they read whole lines and report what they cannot read.
+"""
+
+import base64
+import errno
+import json
+import os
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import paths
+from .errors import Problem, PuError
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+    import msvcrt
+
+LOCK_TIMEOUT_SECONDS = float(os.environ.get("PU_LOCK_TIMEOUT", "15"))
+
+_threads = {}  # root -> RLock serializing threads of this process
+_held = {}  # root -> [fd, depth, notice]
+_registry_guard = threading.Lock()
+
+
+def dumps_line(obj):
+    """One JSON line (no raw newline can occur: json escapes them)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _io_error(exc, path, action):
+    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
+        return PuError("DISK_FULL", f"no space left while {action} {path}", "Free disk space, then retry; the archive was left as it was.")
+    if getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return PuError("WRITE_DENIED", f"cannot write {path}: {exc.strerror}", "Check the archive folder's permissions.")
+    return PuError("WRITE_FAILED", f"{action} {path} failed: {exc}", "Nothing was changed by this call; retry, and run validate_memory.py if it keeps failing.")
+
+
+def fsync_dir(directory):
+    if os.name == "nt":  # directories cannot be opened for fsync on Windows
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+# --- the archive lock -------------------------------------------------------
+
+def _try_lock(fd):
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return False
+            raise
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        return True
+    except OSError:
+        return False
+
+
+def _unlock(fd):
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    else:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def _read_holder(fd):
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        raw = os.read(fd, 4096).decode("utf-8", "replace").strip()
+        return json.loads(raw) if raw else None
+    except (OSError, ValueError):
+        return None
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError, TypeError):
+        return False
+    return True
+
+
+@contextmanager
+def archive_lock(root, operation="write", timeout=None):
+    """Hold the archive-wide lock. Re-entrant within one thread.
+
+    The lock file records who holds it. A holder that died leaves its note
+    behind (the OS releases the lock itself); the next writer reports it as
+    `lock_notice` instead of passing over it silently.
+    """
+    key = str(Path(root).resolve())
+    with _registry_guard:
+        mutex = _threads.setdefault(key, threading.RLock())
+    timeout = LOCK_TIMEOUT_SECONDS if timeout is None else timeout
+    if not mutex.acquire(timeout=timeout):
+        raise PuError("ARCHIVE_LOCKED", f"another thread of this process holds the archive lock for {key}", "Retry when the running operation finishes.")
+    try:
+        state = _held.get(key)
+        if state is not None:
+            state[1] += 1
+            try:
+                yield state[2]
+            finally:
+                state[1] -= 1
+            return
+        lock_file = paths.lock_path(root)
+        if not paths.memory_dir(root).is_dir():
+            raise PuError("NO_ARCHIVE", f"no archive at {root} (missing memory/)", "Run scripts/init_archive.py --root DIR first.")
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        try:
+            while not _try_lock(fd):
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(fd) or {}
+                    raise PuError(
+                        "ARCHIVE_LOCKED",
+                        f"the archive lock {lock_file} is held by pid {holder.get('pid', '?')} ({holder.get('operation', 'unknown operation')}, since {holder.get('since', '?')})",
+                        "Another writer is working on this archive; retry in a moment. "
+                        "The lock frees itself when that process exits; do not delete the lock file.",
+                        {"lock_file": str(lock_file), "holder": holder},
+                    )
+                time.sleep(0.005)
+        except BaseException:
+            os.close(fd)
+            raise
+        notice = None
+        previous = _read_holder(fd)
+        if previous and previous.get("pid") != os.getpid() and not _pid_alive(previous.get("pid")):
+            notice = {
+                "code": "PREVIOUS_WRITER_DIED",
+                "message": f"pid {previous.get('pid')} ({previous.get('operation')}) ended while holding {lock_file} since {previous.get('since')}",
+                "hint": "Its unacknowledged write may be incomplete; run scripts/validate_memory.py to check.",
+            }
+        note = json.dumps({"pid": os.getpid(), "operation": operation, "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, note.encode())
+        _held[key] = [fd, 1, notice]
+        try:
+            yield notice
+        finally:
+            del _held[key]
+            try:
+                os.ftruncate(fd, 0)
+                _unlock(fd)
+            finally:
+                os.close(fd)
+    finally:
+        mutex.release()
+
+
+def lock_held(root):
+    return str(Path(root).resolve()) in _held
+
+
+def _require_lock(root):
+    if not lock_held(root):
+        raise PuError("INTERNAL_NO_LOCK", "write attempted without the archive lock", "This is a bug in the calling operation.")
+
+
+# --- writers ---------------------------------------------------------------
+
+def atomic_write(root, path, data):
+    """Replace `path` with `data` (bytes) so readers see the old or the new file."""
+    _require_lock(root)
+    path = Path(path)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        tmp = None
+        fsync_dir(path.parent)
+    except OSError as exc:
+        raise _io_error(exc, path, "replacing") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def atomic_write_json(root, path, obj):
+    atomic_write(root, path, (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def write_once(root, path, data):
+    """Create `path` with `data`; refuse if it exists. Complete or absent, never partial."""
+    _require_lock(root)
+    path = Path(path)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)  # atomic and exclusive: fails if the target exists
+        except FileExistsError:
+            raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id; stored captures are never replaced.") from None
+        except (AttributeError, NotImplementedError, PermissionError):
+            _exclusive_create(path, data)
+        fsync_dir(path.parent)
+    except OSError as exc:
+        raise _io_error(exc, path, "creating") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _exclusive_create(path, data):
+    """Fallback where hard links are unavailable: O_EXCL, removed again if the write fails."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+    except FileExistsError:
+        raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id.") from None
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(path)
+        raise
+    os.close(fd)
+
+
+def _last_newline_offset(fd, size):
+    """Offset just past the last newline in the file (0 when there is none)."""
+    pos = size
+    while pos > 0:
+        step = min(4096, pos)
+        pos -= step
+        os.lseek(fd, pos, os.SEEK_SET)
+        chunk = os.read(fd, step)
+        at = chunk.rfind(b"\n")
+        if at >= 0:
+            return pos + at + 1
+    return 0
+
+
+def _quarantine_tail(root, path, fd, size):
+    """Move an unfinished last line aside so the next line starts clean."""
+    keep = _last_newline_offset(fd, size)
+    os.lseek(fd, keep, os.SEEK_SET)
+    fragment = os.read(fd, size - keep)
+    entry = {
+        "file": paths.rel(root, path),
+        "offset": keep,
+        "bytes": len(fragment),
+        "base64": base64.b64encode(fragment).decode("ascii"),
+        "moved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "reason": "unfinished line left by an interrupted write",
+    }
+    qpath = paths.v2_dir(root) / "quarantine.jsonl"
+    qfd = os.open(qpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        _write_all(qfd, (dumps_line(entry) + "\n").encode("utf-8"))
+        os.fsync(qfd)
+    finally:
+        os.close(qfd)
+    os.ftruncate(fd, keep)
+    os.fsync(fd)
+    return keep
+
+
+def append_jsonl(root, path, objs):
+    """Append one or more objects as JSON lines in a single fsynced write.
+
+    Returns the byte offset where the first new line starts.
+    """
+    _require_lock(root)
+    if isinstance(objs, dict):
+        objs = [objs]
+    data = "".join(dumps_line(o) + "\n" for o in objs).encode("utf-8")
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            if size:
+                os.lseek(fd, size - 1, os.SEEK_SET)
+                if os.read(fd, 1) != b"\n":
+                    size = _quarantine_tail(root, path, fd, size)
+            os.lseek(fd, size, os.SEEK_SET)
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            except OSError:
+                os.ftruncate(fd, size)  # leave no partial line behind a failed write
+                raise
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise _io_error(exc, path, "appending to") from None
+    return size
+
+
+def remove_file(root, path):
+    """Permanent deletion: used only by explicit forgetting and restore."""
+    _require_lock(root)
+    try:
+        os.unlink(path)
+        fsync_dir(Path(path).parent)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise _io_error(exc, path, "removing") from None
+
+
+def ensure_dir(root, path):
+    _require_lock(root)
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _io_error(exc, path, "creating directory") from None
+
+
+def create_empty(root, path):
+    """Create an empty file if absent (init). Returns True when it was created."""
+    _require_lock(root)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise _io_error(exc, path, "creating") from None
+    os.close(fd)
+    return True
+
+
+# --- readers ---------------------------------------------------------------
+
+def read_jsonl(path, start=0, first_line=1, display=None):
+    """Read complete JSON lines from byte offset `start`.
+
+    Returns (entries, problems, end, next_line): entries are (line_number,
+    offset, obj); `end` is the offset after the last complete line and
+    `next_line` the number the following line will have. An unfinished last line
+    is reported (warning), never parsed, never dropped from the file. A line
+    that is not a JSON object is reported as an error with its line number.
+    """
+    display = display or str(path)
+    entries, problems = [], []
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read()
+    except FileNotFoundError:
+        return entries, problems, start, first_line
+    end = start
+    line_no = first_line
+    pos = 0
+    length = len(data)
+    while pos < length:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            problems.append(Problem("warning", "JSONL_INCOMPLETE_TAIL", display, line_no,
+                                    f"last line has no newline ({length - pos} bytes): an interrupted or in-progress write, not read as data"))
+            break
+        raw = data[pos:nl]
+        offset = start + pos
+        pos = nl + 1
+        end = start + pos
+        if raw.strip():
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                problems.append(Problem("error", "JSONL_INVALID_LINE", display, line_no, "line is not valid UTF-8"))
+            except ValueError as exc:
+                problems.append(Problem("error", "JSONL_INVALID_LINE", display, line_no, f"line is not valid JSON ({exc.msg} at column {exc.colno})"))
+            else:
+                if isinstance(obj, dict):
+                    entries.append((line_no, offset, obj))
+                else:
+                    problems.append(Problem("error", "JSONL_INVALID_LINE", display, line_no, "line is JSON but not an object"))
+        line_no += 1
+    return entries, problems, end, line_no
+
+
+def read_json(path):
+    with open(path, "rb") as handle:
+        return json.loads(handle.read().decode("utf-8"))

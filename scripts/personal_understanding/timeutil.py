@@ -1,0 +1,51 @@
+"""Time stamps: UTC, second precision, ISO 8601 with a trailing Z."""
+
+import datetime as _dt
+import re
+
+from .errors import PuError
+
+UTC = _dt.timezone.utc
+_DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+def now():
+    return _dt.datetime.now(UTC).replace(microsecond=0)
+
+
+def iso(moment):
+    """Format an aware datetime as 2026-11-30T07:43:00Z."""
+    return moment.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_iso():
+    return iso(now())
+
+
+def parse_instant(text, field="time"):
+    """Parse an ISO date or date-time; naive values are taken as UTC."""
+    if isinstance(text, _dt.datetime):
+        moment = text
+    else:
+        raw = str(text).strip()
+        if raw.endswith("Z") or raw.endswith("z"):
+            raw = raw[:-1] + "+00:00"
+        try:
+            if len(raw) == 10:
+                moment = _dt.datetime.fromisoformat(raw + "T00:00:00")
+            else:
+                moment = _dt.datetime.fromisoformat(raw)
+        except ValueError:
+            raise PuError(
+                "BAD_DATE",
+                f"{field} {text!r} is not an ISO date or date-time",
+                "Use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.",
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def is_partial_date(text):
+    """True for YYYY, YYYY-MM or YYYY-MM-DD (the precision a person remembers)."""
+    return bool(_DATE_RE.match(str(text)))
