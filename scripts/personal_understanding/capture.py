@@ -1,0 +1,276 @@
+"""Verbatim capture: the user's exact words, saved once, hashed, read back.
+
+A capture is one write-once JSON file under sources/conversation/YYYY/MM/.
+It is registered in the derivation ledger (memory/v2/ledger.jsonl) as
+`pending`; that ledger line is the commit point. If anything fails before it,
+the file is removed again, so no half-saved capture remains.
+"""
+
+import json
+import mimetypes
+import os
+import re
+import unicodedata
+from pathlib import Path
+
+from . import archive, config, paths, storage, timeutil
+from .archive_index import open_index
+from .errors import PuError
+from .textinput import check_size, require_text, sha256_hex
+
+CAPTURE_FORMAT = 1
+
+
+def _failed(exc):
+    """Every failure after the receipt checks says plainly that the capture FAILED."""
+    if isinstance(exc, PuError) and exc.message.startswith("capture FAILED"):
+        return exc
+    code = exc.code if isinstance(exc, PuError) else "CAPTURE_FAILED"
+    message = exc.message if isinstance(exc, PuError) else str(exc)
+    hint = exc.hint if isinstance(exc, PuError) else ""
+    return PuError(code, f"capture FAILED: {message}", hint or "Nothing was saved; retry the capture.")
+
+
+def _check_new_id(index, capture_id):
+    paths.check_id(capture_id, "capture id")
+    if index.capture(capture_id) is not None:
+        raise PuError("CAPTURE_ID_EXISTS", f"capture {capture_id} already exists", "Captures are never overwritten; a correction is a new capture with a new id.")
+    if index.count("SELECT COUNT(*) FROM tombstones WHERE id=?", (capture_id,)):
+        raise PuError("CAPTURE_ID_FORGOTTEN", f"capture id {capture_id} was forgotten and cannot be reused", "Use a new capture id.")
+
+
+def _turn_receipt(index, turn_id):
+    receipt = index.receipt(turn_id)
+    if receipt is None:
+        raise PuError("CAPTURE_NO_RECEIPT", f"turn {turn_id} has no preflight receipt", "Run preflight_context for this message first; its receipt decides whether to capture.")
+    if not receipt["requires_personal_understanding"]:
+        raise PuError(
+            "CAPTURE_NOT_REQUIRED",
+            f"turn {turn_id} was preflighted as {receipt['tier']} ({receipt['signal']}); it does not call for a capture",
+            "If the message is personal after all, re-run preflight_context with --tier full for the same turn, then capture.",
+        )
+    return receipt
+
+
+def store_capture(root, doc, data_check, index):
+    """Write one capture document and register it. Caller holds the lock.
+
+    `data_check(stored_doc)` re-verifies the read-back document.
+    """
+    relpath = paths.capture_relpath(doc["capture_id"], doc["captured_at"])
+    target = paths.inside_root(root, relpath)
+    payload = (json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    limit = config.load(root)["max_archive_bytes"]
+    if limit:
+        _check_archive_cap(root, limit, len(payload) + doc.get("bytes", 0) * (doc["kind"] == "attachment"))
+    storage.write_once(root, target, payload)
+    try:
+        with open(target, "rb") as handle:
+            stored = json.loads(handle.read().decode("utf-8"))
+        if stored != doc or not data_check(stored):
+            raise PuError("CAPTURE_VERIFY_FAILED", f"read-back of {relpath} does not match what was written", "The disk returned different bytes; check the disk and retry.")
+        event = {
+            "event": "captured",
+            "capture_id": doc["capture_id"],
+            "path": relpath,
+            "kind": doc["kind"],
+            "utf8_sha256": doc.get("utf8_sha256") or doc.get("sha256"),
+            "turn_id": doc.get("turn_id"),
+            "session_id": doc.get("session_id"),
+            "captured_at": doc["captured_at"],
+            "occurred_at": doc.get("occurred_at"),
+            "chars": doc.get("chars", 0),
+            "speaker": doc.get("speaker"),
+            "source": doc.get("source"),
+            "source_ref": doc.get("source_ref"),
+            "at": doc["captured_at"],
+        }
+        storage.append_jsonl(root, paths.ledger_events_path(root), event)
+    except BaseException:
+        storage.remove_file(root, target)  # not registered: leave nothing half-saved
+        raise
+    return relpath
+
+
+def _check_archive_cap(root, limit, adding):
+    from .tiers import archive_bytes  # late: only needed when a cap is set
+
+    used = archive_bytes(root)
+    if used + adding > limit:
+        raise PuError("ARCHIVE_FULL", f"the archive holds {used} bytes; adding {adding} would pass its cap of {limit}", "Raise max_archive_bytes in memory/v2/config.json or forget material explicitly; nothing is deleted automatically.")
+
+
+def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred_at=None, source="chat",
+                 speaker="user", now=None):
+    """Save one user message verbatim for a turn whose receipt requires it."""
+    archive.require(root)
+    paths.check_id(turn_id, "turn id")
+    text, data = require_text(text)
+    check_size(data, config.load(root)["max_message_bytes"])
+    if session_id is not None:
+        paths.check_id(session_id, "session id")
+    if occurred_at is not None:
+        occurred_at = timeutil.iso(timeutil.parse_instant(occurred_at, "occurred_at"))
+    digest = sha256_hex(data)
+    moment = now or timeutil.now()
+    with storage.archive_lock(root, "capture") as lock_notice:
+        index = open_index(root)
+        receipt = _turn_receipt(index, turn_id)
+        if receipt["message_sha256"] != digest:
+            raise PuError(
+                "CAPTURE_HASH_MISMATCH",
+                f"the text's SHA-256 {digest[:12]}… differs from the receipt's {receipt['message_sha256'][:12]}… for turn {turn_id}",
+                "Capture the complete message exactly as preflighted (same bytes, no trimming or edits).",
+            )
+        for existing in index.turn_capture_ids(turn_id):
+            row = index.capture(existing)
+            if row and row.get("utf8_sha256") == digest and row.get("kind") == "text":
+                raise PuError("CAPTURE_ALREADY_SAVED", f"turn {turn_id}'s message is already saved as {existing}",
+                              f"Use capture id {existing}; a message is saved once.", {"capture_id": existing})
+        capture_id = capture_id or paths.new_id("cap", moment)
+        _check_new_id(index, capture_id)
+        doc = {
+            "format": CAPTURE_FORMAT,
+            "capture_id": capture_id,
+            "kind": "text",
+            "speaker": speaker,
+            "text": text,
+            "utf8_sha256": digest,
+            "bytes": len(data),
+            "chars": len(text),
+            "captured_at": timeutil.iso(moment),
+            "occurred_at": occurred_at,
+            "session_id": session_id if session_id is not None else receipt.get("session_id"),
+            "turn_id": turn_id,
+            "source": source,
+        }
+        try:
+            relpath = store_capture(root, doc, lambda d: sha256_hex(d["text"].encode("utf-8")) == digest, index)
+        except BaseException as exc:
+            raise _failed(exc) from None
+    result = {
+        "captured": True,
+        "verified": True,
+        "capture_id": capture_id,
+        "path": relpath,
+        "utf8_sha256": digest,
+        "bytes": len(data),
+        "chars": len(text),
+        "turn_id": turn_id,
+        "ledger_status": "pending",
+        "next": f"Read memory with --capture-id {capture_id}, then add records citing it or finalize it as no-derivation-needed.",
+    }
+    if lock_notice:
+        result["warnings"] = [lock_notice]
+    return result
+
+
+_BAD_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
+
+
+def check_attachment_name(name):
+    name = unicodedata.normalize("NFC", name or "")
+    if not name or name in (".", "..") or _BAD_NAME.search(name) or name.startswith("..") or len(name) > 255:
+        raise PuError(
+            "ATTACHMENT_BAD_NAME",
+            f"attachment name {name!r} is not a plain file name",
+            "Give a bare file name such as photo.jpg: no folders, no '..', no absolute paths, no control characters.",
+        )
+    return name
+
+
+def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_id=None, now=None):
+    """Keep an attachment's original bytes (addressed by SHA-256) as its own capture."""
+    archive.require(root)
+    paths.check_id(turn_id, "turn id")
+    source = Path(file)
+    if source.is_symlink():
+        raise PuError("ATTACHMENT_SYMLINK", f"{file} is a symbolic link", "Pass the real file, not a link to it.")
+    if not source.is_file():
+        raise PuError("ATTACHMENT_NOT_FOUND", f"{file} is not a readable file", "Check the path.")
+    name = check_attachment_name(name if name is not None else source.name)
+    limit = config.load(root)["max_attachment_bytes"]
+    size = source.stat().st_size
+    if limit and size > limit:
+        raise PuError("ATTACHMENT_TOO_LARGE", f"{file} is {size} bytes, over the cap of {limit}", "Raise max_attachment_bytes in memory/v2/config.json if this is intended.")
+    data = source.read_bytes()
+    digest = sha256_hex(data)
+    moment = now or timeutil.now()
+    with storage.archive_lock(root, "capture_attachment") as lock_notice:
+        index = open_index(root)
+        receipt = _turn_receipt(index, turn_id)
+        capture_id = capture_id or paths.new_id("att", moment)
+        _check_new_id(index, capture_id)
+        blob_rel = paths.attachment_relpath(digest)
+        blob = paths.inside_root(root, blob_rel)
+        reused = blob.exists()
+        try:
+            if reused:
+                if sha256_hex(blob.read_bytes()) != digest:
+                    raise PuError("ATTACHMENT_BLOB_CORRUPT", f"stored {blob_rel} no longer matches its hash", "Run validate_memory.py; restore the file from a backup.")
+            else:
+                storage.write_once(root, blob, data)
+                if sha256_hex(blob.read_bytes()) != digest:
+                    storage.remove_file(root, blob)
+                    raise PuError("CAPTURE_VERIFY_FAILED", f"read-back of {blob_rel} does not match", "Check the disk and retry.")
+            doc = {
+                "format": CAPTURE_FORMAT,
+                "capture_id": capture_id,
+                "kind": "attachment",
+                "speaker": "user",
+                "name": name,
+                "media_type": mimetypes.guess_type(name)[0] or "application/octet-stream",
+                "sha256": digest,
+                "bytes": len(data),
+                "blob": blob_rel,
+                "captured_at": timeutil.iso(moment),
+                "session_id": session_id if session_id is not None else receipt.get("session_id"),
+                "turn_id": turn_id,
+                "source": "attachment",
+            }
+            try:
+                relpath = store_capture(root, doc, lambda d: d["sha256"] == digest, index)
+            except BaseException:
+                if not reused:
+                    storage.remove_file(root, blob)
+                raise
+        except BaseException as exc:
+            raise _failed(exc) from None
+    result = {
+        "captured": True,
+        "verified": True,
+        "capture_id": capture_id,
+        "path": relpath,
+        "blob": blob_rel,
+        "sha256": digest,
+        "bytes": len(data),
+        "name": name,
+        "reused_existing_bytes": reused,
+        "turn_id": turn_id,
+        "ledger_status": "pending",
+    }
+    if lock_notice:
+        result["warnings"] = [lock_notice]
+    return result
+
+
+def read_capture(root, relpath):
+    """Load a stored capture document (raises PuError when missing or unreadable)."""
+    target = paths.inside_root(root, relpath)
+    try:
+        with open(target, "rb") as handle:
+            return json.loads(handle.read().decode("utf-8"))
+    except FileNotFoundError:
+        raise PuError("CAPTURE_MISSING", f"{relpath} is missing", "Restore it from a backup (restore_archive.py).") from None
+    except (ValueError, UnicodeDecodeError):
+        raise PuError("CAPTURE_UNREADABLE", f"{relpath} is not valid JSON", "Restore it from a backup (restore_archive.py).") from None
+
+
+def verify_capture(root, relpath, expected_sha):
+    """True when the stored capture still hashes to what was registered."""
+    doc = read_capture(root, relpath)
+    if doc.get("kind") == "attachment":
+        blob = paths.inside_root(root, doc["blob"])
+        return os.path.exists(blob) and sha256_hex(blob.read_bytes()) == expected_sha and doc.get("sha256") == expected_sha
+    text = doc.get("text")
+    return isinstance(text, str) and sha256_hex(text.encode("utf-8")) == expected_sha == doc.get("utf8_sha256")

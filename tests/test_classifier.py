@@ -1,0 +1,311 @@
+"""Tests for the turn-preflight content classifier."""
+
+import json
+import os
+import re
+import time
+import unittest
+
+from personal_understanding import classifier
+from personal_understanding.classifier import CLASSIFIER_VERSION, classify
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "classifier")
+KEYS = {"signal", "requires_personal_understanding", "reasons", "vetoed", "technical_evidence",
+        "low_information", "language"}
+
+
+def codes(result, field="reasons"):
+    return {r["code"] for r in result[field]}
+
+
+def load(name):
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+class Helpers(unittest.TestCase):
+    def assertSignal(self, texts, signal, code=None):
+        for text in texts:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], signal, r)
+                self.assertEqual(r["requires_personal_understanding"], signal == "personal")
+                if code:
+                    self.assertIn(code, codes(r), r)
+
+
+class ShapeOfResult(Helpers):
+    def test_keys_and_types(self):
+        for text in ["我最近总是失眠", "how do I reverse a list in python", "明天几号", "", "唉"]:
+            r = classify(text)
+            self.assertEqual(set(r), KEYS)
+            self.assertIn(r["signal"], ("personal", "technical", "non-personal"))
+            self.assertIn(r["language"], ("zh", "en", "mixed", "other"))
+            for item in r["reasons"] + r["vetoed"]:
+                self.assertEqual(set(item), {"code", "evidence"})
+                self.assertRegex(item["code"], r"^[a-z]+(-[a-z]+)*$")
+            self.assertTrue(all(isinstance(e, str) for e in r["technical_evidence"]))
+
+    def test_version(self):
+        self.assertRegex(CLASSIFIER_VERSION, r"^\d+\.\d+\.\d+$")
+
+    def test_empty_and_whitespace(self):
+        for text in ["", "   ", "\n\t", None]:
+            r = classify(text)
+            self.assertEqual(r["signal"], "non-personal")
+            self.assertFalse(r["low_information"])
+            self.assertEqual(r["reasons"], [])
+
+    def test_deterministic(self):
+        text = "I've been so burned out at my job and I'm thinking of quitting"
+        self.assertEqual(classify(text), classify(text))
+
+    def test_language(self):
+        self.assertEqual(classify("我最近总是失眠")["language"], "zh")
+        self.assertEqual(classify("I prefer window seats")["language"], "en")
+        self.assertEqual(classify("offer 拿到了")["language"], "mixed")
+        self.assertEqual(classify("…")["language"], "other")
+        self.assertEqual(classify("Привет, как дела")["language"], "other")
+
+    def test_long_input_scanned_evidence_short(self):
+        filler = "The quarterly report lists revenue by region. " * 400
+        r = classify(filler + "Anyway, my grandma passed away last night.")
+        self.assertEqual(r["signal"], "personal")
+        for item in r["reasons"]:
+            self.assertLessEqual(len(item["evidence"]), classifier.EVIDENCE_MAX)
+        zh = "今天开会讨论了预算。" * 500 + "我决定辞职了"
+        r = classify(zh)
+        self.assertEqual(r["signal"], "personal")
+        self.assertIn("decision", codes(r))
+
+    def test_evidence_is_a_span_not_the_message(self):
+        text = "I've been dreading going home for the holidays because my dad and I keep fighting"
+        for item in classify(text)["reasons"]:
+            self.assertLess(len(item["evidence"]), len(text))
+
+
+class FirstPerson(Helpers):
+    def test_spec_examples(self):
+        self.assertSignal(["我最近总是失眠"], "personal", "first-person-state")
+        self.assertSignal(["I've been dreading going home for the holidays"], "personal", "first-person-state")
+        self.assertSignal(["my sister and I stopped talking"], "personal", "relationship-mention")
+        self.assertSignal(["我决定辞职了"], "personal", "decision")
+        self.assertSignal(["I prefer window seats"], "personal", "preference")
+
+    def test_own_examples(self):
+        self.assertSignal(["我下周要去医院复查", "I keep waking up at 4am and can't fall back asleep",
+                           "我有点怕见我男朋友的父母"], "personal", "first-person-state")
+        self.assertSignal(["我对象今天给我做了饭", "my brother-in-law moved in with us",
+                           "我家狗狗生病了"], "personal", "relationship-mention")
+        self.assertSignal(["我不太喜欢吃香菜", "I can't stand loud restaurants", "我平时不喝咖啡"],
+                          "personal", "preference")
+        self.assertSignal(["I've decided to leave the band", "我打算明年去读研", "I'm thinking about moving out"],
+                          "personal", "decision")
+
+    def test_self_description(self):
+        self.assertSignal(["我今年三十岁了", "我是一名护士", "I'm 34 and single", "I grew up in Ohio",
+                           "I'm from Brazil"], "personal", "self-description")
+
+    def test_someone_else_or_an_organisation(self):
+        self.assertSignal(["他们离婚了", "please rewrite: We regret to inform you that your application failed",
+                           "我要写一份工作总结，帮我列个提纲"], "non-personal")
+
+    def test_requests_to_the_assistant_are_not_first_person(self):
+        self.assertSignal(["给我写一首关于秋天的诗", "tell me a joke", "help me name a bakery"], "non-personal")
+
+
+class FeelingWithoutSubject(Helpers):
+    def test_spec_examples(self):
+        self.assertSignal(["压力好大", "好委屈", "烦死了", "so tired of everything", "can't take this anymore"],
+                          "personal", "feeling-no-subject")
+
+    def test_own_examples(self):
+        self.assertSignal(["心情特别差", "郁闷死了", "真的好累", "feeling pretty low tonight",
+                           "completely drained", "kinda heartbroken tbh"], "personal", "feeling-no-subject")
+
+    def test_comforting_someone_else_is_not_a_feeling(self):
+        self.assertSignal(["不用担心，会议推迟了"], "non-personal")
+
+    def test_mood_words_in_impersonal_requests(self):
+        self.assertSignal(["write a story about a lonely robot", "写一首关于孤独的诗", "什么是焦虑症",
+                           "recommend a sad movie", "what is anxiety disorder"], "non-personal")
+
+
+class DeHuangShape(Helpers):
+    def test_feelings(self):
+        for text in ["累得慌", "闷得慌", "憋得慌", "慌得慌", "心里堵得慌", "臊得慌", "烦得慌"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "personal")
+                self.assertIn("de-huang-shape", codes(r))
+
+    def test_body_needs_excluded(self):
+        for text in ["饿得慌", "渴得慌", "撑得慌", "冷得慌"]:
+            with self.subTest(text=text):
+                self.assertNotIn("de-huang-shape", codes(classify(text)))
+                self.assertEqual(classify(text)["signal"], "non-personal")
+
+    def test_shape_is_open_not_a_list(self):
+        # A character that appears in no word list still forms the shape.
+        self.assertIn("de-huang-shape", codes(classify("窝得慌")))
+
+
+class OmittedSubjectEvent(Helpers):
+    def test_spec_examples(self):
+        self.assertSignal(["签证办下来了", "offer 拿到了", "终于搬完家了", "面试挂了"],
+                          "personal", "omitted-subject-event")
+
+    def test_own_examples(self):
+        self.assertSignal(["驾照考过了", "离了婚", "论文终于交上去了", "房租又涨了", "got the promotion!",
+                           "finally moved into the new place", "passed the bar exam!!",
+                           "green card got approved"], "personal", "omitted-subject-event")
+
+    def test_questions_about_events_are_not_events(self):
+        self.assertSignal(["签证需要哪些材料", "how long does a visa take to process"], "non-personal")
+
+
+class WeakCombination(Helpers):
+    def test_spec_examples(self):
+        self.assertSignal(["这阵子不太对劲", "things have been off lately"], "personal", "weak-combination")
+
+    def test_own_examples(self):
+        self.assertSignal(["这两天怪怪的", "最近不太顺", "the past month has been heavy", "been a weird week",
+                           "not feeling great today"], "personal", "weak-combination")
+
+    def test_time_alone_is_not_personal(self):
+        self.assertSignal(["what's the weather today", "今天星期几", "最近有什么新电影"], "non-personal")
+
+
+class WrappedTask(Helpers):
+    def test_spec_examples(self):
+        for text in ["帮我润色一下：我上周和我妈吵了一架，很后悔", "translate this: I miss my dad so much",
+                     "summarize my diary entry: we drove to the coast and barely talked"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "personal")
+                self.assertIn("wrapped-task", codes(r))
+                self.assertGreater(len(codes(r)), 1)  # inner reasons kept too
+
+    def test_own_examples(self):
+        self.assertSignal(["翻译成英文：我好想我外婆", "proofread: I'm sorry I yelled at you, I've been so stressed",
+                           "can you polish this: my wife and I are expecting our first child"],
+                          "personal", "wrapped-task")
+
+    def test_non_personal_inside(self):
+        self.assertSignal(["translate: the meeting is at 3pm", "把这句话翻译成英文：会议下午三点开始",
+                           "summarize: Revenue rose 4% in the third quarter."], "non-personal")
+
+
+class TechnicalVeto(Helpers):
+    def test_spec_examples(self):
+        for text in ["这个报错气死我了，npm 装不上", "this segfault is killing me", "the build is driving me crazy",
+                     "CI 又挂了烦死了"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "technical", r)
+                self.assertTrue(r["vetoed"], r)
+                self.assertEqual(r["reasons"], [])
+                self.assertTrue(r["technical_evidence"])
+
+    def test_own_examples(self):
+        self.assertSignal(["this race condition makes me want to cry", "I'm so frustrated with this webpack config",
+                           "正则写得我要疯了", "部署失败了，心态崩了", "debug 了一整天终于修好了"], "technical")
+
+    def test_life_survives_technical_words(self):
+        r = classify("I've been so burned out at my job, my manager rejects every PR and I'm thinking of quitting")
+        self.assertEqual(r["signal"], "personal")
+        self.assertTrue({"first-person-state", "decision"} <= codes(r), r)
+        self.assertSignal(["写代码写到凌晨，我老婆说我再这样就要离婚", "my dad is in the hospital and I can't focus on this refactor",
+                           "I got laid off from my backend job today"], "personal")
+
+
+class OneOffAndTechnicalQuestions(Helpers):
+    def test_one_off(self):
+        self.assertSignal(["明天几号", "convert 5 miles to km", "北京今天天气怎么样", "what's the capital of Peru",
+                           "一斤等于多少克", "how long should I boil an egg", "谁发明了电话"], "non-personal")
+
+    def test_technical(self):
+        self.assertSignal(["how do I reverse a list in python", "docker compose 端口冲突怎么办",
+                           "怎么用 git 撤销上一次提交", "what does `ls -la` print", "React useEffect 无限循环"],
+                          "technical")
+
+
+class LowInformation(Helpers):
+    def test_personal_leaning(self):
+        for text in ["唉", "嗯", "说不上来", "meh", "idk", "hmm", "哎……", "…", "ughhh", "唉，算了吧", "whatever"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertTrue(r["low_information"], r)
+                self.assertEqual(r["signal"], "personal")
+                self.assertEqual(codes(r), {"low-information"})
+
+    def test_acknowledgements_are_non_personal(self):
+        for text in ["ok", "thanks", "Thank you!", "好的", "谢谢", "嗯嗯", "got it, thanks"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertTrue(r["low_information"], r)
+                self.assertEqual(r["signal"], "non-personal")
+
+    def test_content_is_not_low_information(self):
+        self.assertFalse(classify("唉，今天又加班到十点")["low_information"])
+        self.assertFalse(classify("ok so my landlord is raising the rent")["low_information"])
+
+
+class Performance(unittest.TestCase):
+    def test_typical_message_is_fast(self):
+        texts = ["我最近总是失眠", "I've been so burned out at my job and I'm thinking of quitting",
+                 "docker compose 端口冲突怎么办", "what's the capital of Peru"]
+        classify("warm up")
+        start = time.perf_counter()
+        for _ in range(50):
+            for t in texts:
+                classify(t)
+        per_call = (time.perf_counter() - start) / (50 * len(texts))
+        self.assertLess(per_call, 0.001)
+
+    def test_no_catastrophic_backtracking(self):
+        hostile = ["a" * 20000 + "!", "我" * 20000, "(" * 5000 + "x", "得慌" * 5000, "so " * 5000 + "tired",
+                   "终于" * 5000, "`" * 5000, "_" * 20000]
+        for text in hostile:
+            start = time.perf_counter()
+            classify(text)
+            self.assertLess(time.perf_counter() - start, 2.0, text[:20])
+
+
+class LabelledSet(unittest.TestCase):
+    def test_fixture_sizes(self):
+        labelled, heldout = load("labelled.jsonl"), load("heldout.jsonl")
+        self.assertGreaterEqual(len(labelled), 200)
+        self.assertGreaterEqual(len(heldout), 80)
+        self.assertFalse({r["text"] for r in labelled} & {r["text"] for r in heldout})
+
+    def test_floor(self):
+        rows = load("labelled.jsonl")
+        got = [classify(r["text"])["signal"] for r in rows]
+        tp = sum(r["label"] == "personal" and g == "personal" for r, g in zip(rows, got))
+        fp = sum(r["label"] != "personal" and g == "personal" for r, g in zip(rows, got))
+        fn = sum(r["label"] == "personal" and g != "personal" for r, g in zip(rows, got))
+        self.assertGreaterEqual(tp / (tp + fn), 0.93, "personal recall")
+        self.assertGreaterEqual(tp / (tp + fp), 0.93, "personal precision")
+        accuracy = sum(r["label"] == g for r, g in zip(rows, got)) / len(rows)
+        self.assertGreaterEqual(accuracy, 0.92, "three-way accuracy")
+
+
+class DataFiles(unittest.TestCase):
+    def test_vocabulary_is_data(self):
+        for name in ("zh.json", "en.json", "technical.json"):
+            with open(classifier.RESOURCE_DIR / name, encoding="utf-8") as fh:
+                data = json.load(fh)
+            for key, value in data.items():
+                if not key.startswith("_"):
+                    self.assertIsInstance(value, list, key)
+        readme = (classifier.RESOURCE_DIR / "README.md").read_text(encoding="utf-8")
+        self.assertIn("zh.json", readme)
+
+    def test_module_does_not_write(self):
+        src = open(classifier.__file__, encoding="utf-8").read()
+        self.assertIsNone(re.search(r"open\([^)]*['\"][wa]", src))
+
+
+if __name__ == "__main__":
+    unittest.main()
