@@ -6,7 +6,6 @@ Library functions receive `root`; only entry points resolve it (see `resolve_roo
 
 import os
 import re
-import secrets
 import sys
 from pathlib import Path
 
@@ -59,7 +58,7 @@ def check_id(value, what="id"):
 
 def new_id(prefix, moment):
     """Readable, sortable, unique enough: prefix-YYYYMMDD-HHMMSS-xxxxxx."""
-    return f"{prefix}-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    return f"{prefix}-{moment.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
 
 
 # --- layout ----------------------------------------------------------------

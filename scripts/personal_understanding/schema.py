@@ -5,9 +5,10 @@ validate_memory (report records that no longer pass).
 """
 
 import functools
+from collections import Counter
 import json
 import re
-import secrets
+import os
 import unicodedata
 
 from . import paths, timeutil
@@ -168,9 +169,10 @@ def similarity(a, b):
         return 0.0
     if a == b:
         return 1.0
-    grams_a = {a[i:i + 2] for i in range(max(1, len(a) - 1))}
-    grams_b = {b[i:i + 2] for i in range(max(1, len(b) - 1))}
-    return 2 * len(grams_a & grams_b) / (len(grams_a) + len(grams_b))
+    grams_a = Counter(a[i:i + 2] for i in range(max(1, len(a) - 1)))
+    grams_b = Counter(b[i:i + 2] for i in range(max(1, len(b) - 1)))
+    shared = sum((grams_a & grams_b).values())
+    return min(0.99, 2 * shared / (sum(grams_a.values()) + sum(grams_b.values())))
 
 
 def new_record_id(kind, title, moment):
@@ -178,4 +180,4 @@ def new_record_id(kind, title, moment):
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode().lower())
     slug = "-".join(words[:4])[:40].strip("-")
     middle = f"-{slug}" if slug else ""
-    return f"{kind}-{moment.strftime('%Y%m%d')}{middle}-{secrets.token_hex(2)}"
+    return f"{kind}-{moment.strftime('%Y%m%d')}{middle}-{os.urandom(2).hex()}"

@@ -15,7 +15,6 @@ import base64
 import errno
 import json
 import os
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -58,6 +57,17 @@ def fsync_dir(directory):
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _temp_beside(path):
+    """A new, exclusive temp file in the target's directory: (fd, name)."""
+    for _ in range(100):
+        name = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), name
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, "no free temporary name", path)
 
 
 def _write_all(fd, data):
@@ -137,7 +147,7 @@ def archive_lock(root, operation="write", timeout=None):
         lock_file = paths.lock_path(root)
         if not paths.memory_dir(root).is_dir():
             raise PuError("NO_ARCHIVE", f"no archive at {root} (missing memory/)", "Run scripts/init_archive.py --root DIR first.")
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout
         try:
             while not _try_lock(fd):
@@ -198,7 +208,7 @@ def atomic_write(root, path, data):
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -228,7 +238,7 @@ def write_once(root, path, data):
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -254,7 +264,7 @@ def write_once(root, path, data):
 def _exclusive_create(path, data):
     """Fallback where hard links are unavailable: O_EXCL, removed again if the write fails."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     except FileExistsError:
         raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id.") from None
     try:
@@ -295,7 +305,7 @@ def _quarantine_tail(root, path, fd, size):
         "reason": "unfinished line left by an interrupted write",
     }
     qpath = paths.v2_dir(root) / "quarantine.jsonl"
-    qfd = os.open(qpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    qfd = os.open(qpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         _write_all(qfd, (dumps_line(entry) + "\n").encode("utf-8"))
         os.fsync(qfd)
@@ -318,7 +328,7 @@ def append_jsonl(root, path, objs):
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
         try:
             size = os.fstat(fd).st_size
             if size:
@@ -363,7 +373,7 @@ def create_empty(root, path):
     """Create an empty file if absent (init). Returns True when it was created."""
     _require_lock(root)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return False
     except OSError as exc:

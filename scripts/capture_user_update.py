@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Save the user's message verbatim for a turn whose receipt requires it."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("capture_user_update"))

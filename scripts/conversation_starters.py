@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""One conversation starter at a time, citing the gap it came from."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("conversation_starters"))

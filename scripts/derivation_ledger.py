@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Audit the derivation ledger against captures and records; --repair rebuilds it."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("derivation_ledger"))

@@ -1,0 +1,164 @@
+"""Command-line face of the registry: argparse in, one JSON object out.
+
+Exit codes: 0 success, 1 refused or failed (JSON {"error": {code, message, hint}}
+or a result whose check did not pass), 2 usage.
+"""
+
+import argparse
+import json
+import sys
+
+from . import commands, paths
+from .errors import PuError
+from .textinput import decode_utf8
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(message)
+
+
+def _emit(obj, stream=None):
+    stream = stream or sys.stdout
+    text = json.dumps(obj, ensure_ascii=False, indent=2)
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:  # a console that cannot show the text still gets valid JSON
+        stream.write(json.dumps(obj, ensure_ascii=True, indent=2) + "\n")
+    stream.flush()
+
+
+def build_parser(command):
+    parser = _Parser(
+        prog=f"{command.name}.py",
+        description=f"{command.summary}\n\n{command.description}",
+        epilog=f"Example:\n  {command.example}\n\nPrints one JSON object. Exit 0 success, 1 refused or failed, 2 usage.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--root", help="Archive root (default: $PU_HOME, else the skill folder).")
+    if command.json_input:
+        parser.add_argument("--json", dest="_json", metavar="FILE",
+                            help="Read the whole argument object (the MCP tool's arguments) from FILE, or - for stdin.")
+    for param in command.params:
+        if not param.cli:
+            continue
+        if param.text:
+            group = parser.add_mutually_exclusive_group()
+            if param.positional:
+                group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=param.help)
+            group.add_argument(param.cli_flag, dest=param.name, help=param.help)
+            group.add_argument("--file", dest=f"_{param.name}_file", metavar="PATH", help=f"Read {param.name} from a UTF-8 file.")
+            group.add_argument("--stdin", dest=f"_{param.name}_stdin", action="store_true", help=f"Read {param.name} from standard input.")
+            continue
+        kwargs = {"dest": param.name, "help": param.help}
+        if param.type == "boolean":
+            kwargs["action"] = "store_true"
+            kwargs["default"] = None
+        elif param.type == "integer":
+            kwargs["type"] = int
+        elif param.type == "number":
+            kwargs["type"] = float
+        elif param.type == "array" and param.items == "object":
+            kwargs["type"] = _json_arg
+            kwargs["metavar"] = "JSON"
+        elif param.type == "array":
+            kwargs["nargs"] = "+"
+            if param.items == "integer":
+                kwargs["type"] = int
+        elif param.type == "object":
+            kwargs["type"] = _json_arg
+        if param.enum:
+            kwargs["choices"] = list(param.enum)
+        if param.positional:
+            kwargs.pop("dest")
+            parser.add_argument(param.name, nargs="?", **kwargs)
+        else:
+            parser.add_argument(param.cli_flag, **kwargs)
+    return parser
+
+
+def _json_arg(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {text[:40]!r}") from None
+
+
+def _read_bytes(source):
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(source, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise PuError("FILE_UNREADABLE", f"cannot read {source}: {exc.strerror}", "Check the path.") from None
+
+
+def collect_arguments(command, ns):
+    args = {}
+    if command.json_input and getattr(ns, "_json", None):
+        try:
+            loaded = json.loads(decode_utf8(_read_bytes(ns._json), "--json input"))
+        except ValueError as exc:
+            raise PuError("BAD_ARGUMENT", f"--json input is not valid JSON: {exc}", "Pass one JSON object.") from None
+        if not isinstance(loaded, dict):
+            raise PuError("BAD_ARGUMENT", "--json input must be one JSON object", "")
+        args.update(loaded)
+    for param in command.params:
+        if not param.cli:
+            continue
+        value = getattr(ns, param.name, None)
+        if param.text:
+            if value is None and param.positional:
+                value = getattr(ns, f"_{param.name}_pos", None)
+            path = getattr(ns, f"_{param.name}_file", None)
+            if path is not None:
+                value = decode_utf8(_read_bytes(path), param.name)
+            elif getattr(ns, f"_{param.name}_stdin", False):
+                value = decode_utf8(_read_bytes("-"), param.name)
+        if value is not None:
+            args[param.name] = value
+    return commands.check_arguments(command, args, surface="cli")
+
+
+def main(name, argv=None):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(encoding="utf-8")
+        except (AttributeError, ValueError):
+            pass
+    command = commands.get(name)
+    parser = build_parser(command)
+    try:
+        ns = parser.parse_args(argv)
+    except _UsageError as exc:
+        parser.print_usage(sys.stderr)
+        _emit({"error": {"code": "USAGE", "message": str(exc), "hint": f"Run {command.name}.py --help."}})
+        return 2
+    root = paths.resolve_root(ns.root)
+    try:
+        args = collect_arguments(command, ns)
+    except PuError as exc:
+        parser.print_usage(sys.stderr)
+        _emit({"error": exc.to_dict()})
+        return 2 if exc.code == "BAD_ARGUMENT" else 1
+    try:
+        result = command.function()(root, **args)
+    except PuError as exc:
+        _emit({"error": exc.to_dict()})
+        return 1
+    except Exception as exc:  # a bug: say so plainly, keep the traceback for the maintainer
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        _emit({"error": {"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}",
+                         "hint": "This is a bug; the traceback is on stderr. Run validate_memory.py to check the archive."}})
+        return 1
+    for line in command.stderr_lines(result) if command.stderr_lines else ():
+        print(line, file=sys.stderr)
+    _emit(result)
+    return 0 if command.ok is None or command.ok(result) else 1

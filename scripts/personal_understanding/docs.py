@@ -1,0 +1,53 @@
+"""references/commands.md, generated from the registry so docs and code cannot drift."""
+
+from . import commands, paths
+
+HEADER = """# Commands
+
+Generated from the command registry (`scripts/personal_understanding/commands.py`) by
+`python3 scripts/generate_docs.py`; a test fails when this file is stale. Every command is both a
+script (`python3 scripts/<name>.py ...`, one JSON object on stdout; exit 0 success, 1 refused or
+failed, 2 usage) and an MCP tool with the same parameters. Every script takes `--root DIR`
+(default: `$PU_HOME`, else the skill folder).
+"""
+
+
+def _flag(param):
+    if param.text:
+        extra = " / TEXT" if param.positional else ""
+        return f"`{param.cli_flag}`{extra} / `--file` / `--stdin`"
+    return f"`{param.cli_flag}`" if param.cli else "(MCP only)"
+
+
+def render():
+    out = [HEADER, "| Script | MCP tool | What it does |", "|---|---|---|"]
+    for cmd in commands.COMMANDS:
+        out.append(f"| [`{cmd.name}.py`](#{cmd.name}) | `{cmd.tool}` | {cmd.summary} |")
+    for cmd in commands.COMMANDS:
+        out += ["", f"## {cmd.name}", "", f"`scripts/{cmd.name}.py` — MCP tool `{cmd.tool}`", "", cmd.description, ""]
+        traits = [t for t, on in (("read-only", cmd.read_only), ("destructive", cmd.destructive),
+                                  ("idempotent", cmd.idempotent), ("takes `--json FILE|-`", cmd.json_input)) if on]
+        if traits:
+            out += ["Traits: " + ", ".join(traits) + ".", ""]
+        if cmd.params:
+            out += ["| Argument | Type | Required | CLI | Meaning |", "|---|---|---|---|---|"]
+            for p in cmd.params:
+                kind = p.type if p.type != "array" else f"array of {p.items}"
+                if p.enum:
+                    kind += " (" + " \\| ".join(map(str, p.enum)) + ")"
+                meaning = p.help + (f" Default: `{p.default}`." if p.default not in (None, False) else "")
+                out.append(f"| `{p.name}` | {kind} | {'yes' if p.required else ''} | {_flag(p)} | {meaning} |")
+            out.append("")
+        out += ["Example:", "", "```", cmd.example, "```"]
+    return "\n".join(out) + "\n"
+
+
+def commands_md_path():
+    return paths.SKILL_DIR / "references" / "commands.md"
+
+
+def main():
+    path = commands_md_path()
+    path.write_text(render(), encoding="utf-8")
+    print(path)
+    return 0

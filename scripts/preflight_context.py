@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Classify a user message and write the turn's receipt (call first, every turn)."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("preflight_context"))

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Confirm (with the user's words) or reject a candidate hypothesis."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("review_hypothesis"))

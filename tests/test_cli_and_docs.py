@@ -1,0 +1,99 @@
+"""Every script speaks the same way; the docs name exactly the commands that exist."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import REPO, SCRIPTS, ArchiveTest
+
+from personal_understanding import commands, docs
+
+EXTRA_SCRIPTS = {"demo.py", "generate_docs.py", "mcp_server.py", "install_mcp.py"}
+
+
+class ScriptsTest(ArchiveTest):
+    def test_every_command_has_an_entry_script_and_help_with_an_example(self):
+        for cmd in commands.COMMANDS:
+            script = SCRIPTS / f"{cmd.name}.py"
+            self.assertTrue(script.is_file(), f"missing {script}")
+            self.assertIn(f'main("{cmd.name}")', script.read_text(encoding="utf-8"))
+        for cmd in commands.COMMANDS[:3] + commands.COMMANDS[-2:]:
+            proc = subprocess.run([sys.executable, str(SCRIPTS / f"{cmd.name}.py"), "--help"], capture_output=True)
+            self.assertEqual(proc.returncode, 0)
+            self.assertIn("Example:", proc.stdout.decode())
+
+    def test_no_stray_scripts(self):
+        names = {f"{c.name}.py" for c in commands.COMMANDS} | EXTRA_SCRIPTS
+        present = {p.name for p in SCRIPTS.glob("*.py")}
+        self.assertEqual(sorted(present - names), [])
+
+    def test_root_comes_from_flag_then_pu_home(self):
+        other = os.path.join(self.tmp, "other")
+        code, out, _ = self.cli("init_archive", root=other)
+        self.assertEqual((code, out["changed"]), (0, True))
+        code, out, _ = self.cli("init_archive", root=False)  # no --root: PU_HOME (set by the test base)
+        self.assertEqual((code, out["root"], out["changed"]), (0, str(Path(self.root).resolve()), False))
+
+    def test_errors_are_json_with_code_message_hint(self):
+        code, out, _ = self.cli("session_check", "--turn-id", "t1", root=os.path.join(self.tmp, "none"))
+        self.assertEqual(code, 1)
+        self.assertEqual(out["error"]["code"], "NO_ARCHIVE")
+        self.assertTrue(out["error"]["hint"])
+        code, out, stderr = self.cli("validate_memory", "--no-such-flag")
+        self.assertEqual(code, 2)
+        self.assertEqual(out["error"]["code"], "USAGE")
+        self.assertIn("usage:", stderr)
+
+    def test_json_argument_object_matches_the_tool_arguments(self):
+        self.cli("preflight_context", "我养了一只猫叫年糕", "--turn-id", "t1", "--tier", "full")
+        code, cap, _ = self.cli("capture_user_update", "--text", "我养了一只猫叫年糕", "--turn-id", "t1")
+        args = {"kind": "entity", "entity_type": "object", "title": "年糕", "aliases": ["我的猫"]}
+        code, out, _ = self.cli("add_record", "--json", "-", stdin=json.dumps(args, ensure_ascii=False).encode())
+        self.assertEqual(code, 0, out)
+        self.assertEqual(out["record"]["aliases"], ["我的猫"])
+        code, out, _ = self.cli("add_record", "--json", "-", stdin=b'{"kind": "fact", "title": "x", "bogus": 1}')
+        self.assertEqual(code, 2)
+        self.assertIn("bogus", out["error"]["message"])
+        code, out, _ = self.cli("add_record", "--kind", "fact", "--title", "养猫", "--capture-ids", cap["capture_id"],
+                                "--verbatim-refs", json.dumps([{"capture_id": cap["capture_id"], "start": 0, "end": 4}]))
+        self.assertEqual(code, 0, out)
+        self.assertEqual(out["record"]["verbatim_refs"][0]["quote"], "我养了一")
+
+
+class DocsTest(ArchiveTest):
+    def test_commands_reference_is_fresh(self):
+        current = (REPO / "references" / "commands.md").read_text(encoding="utf-8")
+        self.assertEqual(current, docs.render(), "references/commands.md is stale: run python3 scripts/generate_docs.py")
+
+    def test_every_tool_and_parameter_is_described(self):
+        for cmd in commands.COMMANDS:
+            self.assertGreater(len(cmd.description), 40, cmd.name)
+            self.assertTrue(cmd.summary and cmd.example.startswith("python3 scripts/"), cmd.name)
+            self.assertTrue(cmd.tool.startswith("personal_"), cmd.name)
+            for param in cmd.params:
+                self.assertTrue(param.help, f"{cmd.name}.{param.name}")
+
+    def test_skill_and_readme_name_only_real_commands(self):
+        known = {c.name for c in commands.COMMANDS} | {n[:-3] for n in EXTRA_SCRIPTS}
+        tools = {c.tool for c in commands.COMMANDS}
+        for doc in ("SKILL.md", "README.md"):
+            text = (REPO / doc).read_text(encoding="utf-8")
+            for name in re.findall(r"\b([a-z_]+)\.py\b", text):
+                if name not in ("run", "bench_capture", "bench_gate", "bench_add_record", "bench_classifier",
+                                "bench_tokenizer", "commands") and not name.startswith("bench_"):
+                    self.assertIn(name, known, f"{doc} names {name}.py, which does not exist")
+            for tool in re.findall(r"\b(personal_[a-z_]+)\b", text):
+                self.assertIn(tool, tools, f"{doc} names tool {tool}, which does not exist")
+        skill = (REPO / "SKILL.md").read_text(encoding="utf-8")
+        self.assertTrue(skill.startswith("---\nname: "))
+        for link in re.findall(r"\]\((references/[^)]+)\)", skill):
+            self.assertTrue((REPO / link).is_file(), link)
+
+    def test_readme_gives_the_two_commands_and_ci_runs_the_test_one(self):
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        self.assertIn("python3 scripts/demo.py", readme)
+        self.assertIn("python3 tests/run.py", readme)
+        self.assertIn("python3 tests/run.py", (REPO / ".ci" / "run").read_text(encoding="utf-8"))

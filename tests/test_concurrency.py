@@ -1,0 +1,94 @@
+"""Parallel writers lose nothing; a killed writer leaves nothing a reader mistakes for data."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+from tests.helpers import SCRIPTS, ArchiveTest
+
+from personal_understanding import archive_index, paths, storage, validate
+
+WRITER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {scripts!r})
+    from personal_understanding import capture, receipts
+    root, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    for i in range(count):
+        text = f"我今天第{{i}}次想起外婆做的红烧肉，worker {{worker}}"
+        turn = f"w{{worker}}-t{{i}}"
+        receipts.preflight(root, text, turn_id=turn, tier="full")
+        out = capture.capture_text(root, text, turn)
+        print(out["capture_id"], flush=True)
+""")
+
+
+def spawn(root, worker, count):
+    return subprocess.Popen([sys.executable, "-c", WRITER.format(scripts=str(SCRIPTS)), root, str(worker), str(count)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+class ParallelCaptureTest(ArchiveTest):
+    def test_four_processes_fifty_captures_each(self):
+        procs = [spawn(self.root, w, 50) for w in range(4)]
+        acknowledged = []
+        for proc in procs:
+            out, err = proc.communicate(timeout=240)
+            self.assertEqual(proc.returncode, 0, err.decode())
+            acknowledged += out.decode().split()
+        self.assertEqual(len(acknowledged), 200)
+        ledger_lines = [json.loads(x) for x in paths.ledger_events_path(self.root).read_text(encoding="utf-8").splitlines()]
+        self.assertEqual(sorted(e["capture_id"] for e in ledger_lines), sorted(acknowledged))
+        files = list((paths.conversation_dir(self.root)).rglob("*.json"))
+        self.assertEqual(len(files), 200)
+        report = validate.validate(self.root)
+        self.assertEqual(report["status"], "clean", report["problems"])
+        index = archive_index.open_index(self.root)
+        self.assertEqual(len(index.pending_capture_ids()), 200)
+
+
+class KilledWriterTest(ArchiveTest):
+    def test_sigkill_mid_run_loses_no_acknowledged_capture(self):
+        for attempt in range(4):
+            proc = spawn(self.root, attempt, 1000)
+            time.sleep(0.4 + 0.15 * attempt)
+            proc.send_signal(signal.SIGKILL)
+            out, _ = proc.communicate()
+            acknowledged = out.decode().split()
+            report = validate.validate(self.root)
+            self.assertNotEqual(report["status"], "failed", report["problems"])
+            index = archive_index.open_index(self.root)
+            for cid in acknowledged:
+                self.assertIsNotNone(index.capture(cid), f"acknowledged capture {cid} is missing")
+
+    def test_torn_ledger_line_is_not_read_as_a_capture(self):
+        with open(paths.ledger_events_path(self.root), "ab") as handle:
+            handle.write(b'{"event":"captured","capture_id":"half","path":"sources/x.json"')
+        index = archive_index.open_index(self.root)
+        self.assertIsNone(index.capture("half"))
+        self.assertEqual([p.code for p in index.problems()], ["JSONL_INCOMPLETE_TAIL"])
+        with storage.archive_lock(self.root):  # the next writer moves the fragment aside
+            storage.append_jsonl(self.root, paths.ledger_events_path(self.root), {"event": "reopened", "capture_id": "x"})
+        self.assertTrue(paths.ledger_events_path(self.root).read_bytes().startswith(b'{"event":"reopened"'))
+        self.assertTrue((paths.v2_dir(self.root) / "quarantine.jsonl").exists())
+
+    def test_index_survives_deletion_and_corruption(self):
+        from personal_understanding import capture, receipts
+        receipts.preflight(self.root, "我养的猫叫年糕", turn_id="t1", tier="full")
+        cid = capture.capture_text(self.root, "我养的猫叫年糕", "t1")["capture_id"]
+        archive_index.forget_cached()
+        db = paths.index_db_path(self.root)
+        db.write_bytes(b"this is not a database")
+        for suffix in ("-wal", "-shm"):
+            try:
+                os.unlink(str(db) + suffix)
+            except FileNotFoundError:
+                pass
+        self.assertEqual(archive_index.open_index(self.root).capture(cid)["status"], "pending")
+        archive_index.forget_cached()
+        for p in paths.views_dir(self.root).iterdir():
+            p.unlink()
+        self.assertEqual(archive_index.open_index(self.root).receipt("t1")["turn_id"], "t1")

@@ -1,0 +1,198 @@
+"""Derived records: sources, duplicates, versions, state chains, entity merges, validation."""
+
+import json
+import os
+
+from tests.helpers import ArchiveTest
+
+from personal_understanding import capture, ledger, paths, receipts, records, validate
+from personal_understanding.archive_index import open_index
+from personal_understanding.errors import PuError
+
+MSG = "我妹妹小雨下个月要在杭州结婚了，我有点舍不得。"
+MSG2 = "我把 Switch 卖了，现在没有游戏机了。"
+
+
+class RecordTest(ArchiveTest):
+    def turn(self, text, turn):
+        receipts.preflight(self.root, text, turn_id=turn, tier="full")
+        return capture.capture_text(self.root, text, turn)["capture_id"]
+
+    def setUp(self):
+        super().setUp()
+        self.cid = self.turn(MSG, "t1")
+        self.sister = records.add_record(self.root, kind="entity", entity_type="person", title="小雨",
+                                         aliases=["我妹妹", "my sister"], id="person-xiaoyu")["id"]
+
+    def event(self, **extra):
+        fields = dict(kind="event", title="妹妹小雨在杭州结婚", summary="小雨下个月在杭州结婚",
+                      capture_ids=[self.cid], entity_refs=[self.sister], date_start="2026-12", date_precision="month")
+        fields.update(extra)
+        return records.add_record(self.root, **fields)
+
+    def refused(self, code, fn, *args, **kwargs):
+        before = self.snapshot()
+        with self.assertRaises(PuError) as ctx:
+            fn(*args, **kwargs)
+        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
+        self.assertUnchanged(before)
+        return ctx.exception
+
+
+class SourcesTest(RecordTest):
+    def test_record_links_both_ways_and_lets_the_capture_be_derived(self):
+        out = self.event()
+        self.assertEqual(out["links"]["capture_ids"], [self.cid])
+        self.assertEqual(open_index(self.root).records_citing(self.cid), [out["id"]])
+        self.assertEqual(ledger.finalize(self.root, self.cid, "derived")["record_ids"], [out["id"]])
+        projection = ledger.repair(self.root)
+        self.assertEqual(projection["remaining_findings"], [])
+        data = json.loads(paths.ledger_projection_path(self.root).read_text(encoding="utf-8"))
+        self.assertEqual(data["captures"][self.cid]["record_ids"], [out["id"]])
+        self.assertEqual(data["records"][out["id"]], [self.cid])
+
+    def test_a_claim_without_words_is_refused_unless_summary_only(self):
+        self.refused("RECORD_NEEDS_SOURCE", records.add_record, self.root, kind="fact", title="住在杭州")
+        out = records.add_record(self.root, kind="fact", title="住在杭州", fidelity="summary_only")
+        self.assertEqual(out["record"]["fidelity"], "summary_only")
+        report = validate.validate(self.root)
+        self.assertEqual(report["status"], "warnings")
+        self.assertIn("SUMMARY_DEBT", " ".join(report["problems"]))
+
+    def test_organizing_cards_need_no_capture(self):
+        out = records.add_record(self.root, kind="entity", entity_type="concept", title="书荒",
+                                 aliases=["没书看", "不知道读什么"], related_ids=[self.sister])
+        self.assertEqual(out["record"]["kind"], "entity")
+        ctx = records.add_record(self.root, kind="context", title="家里 × 婚礼", entity_refs=[self.sister])
+        self.assertEqual(ctx["record"]["status"], "current")
+
+    def test_unknown_capture_and_bad_spans_are_refused(self):
+        self.refused("RECORD_CAPTURE_UNKNOWN", records.add_record, self.root, kind="fact", title="x", capture_ids=["cap-nope"])
+        self.refused("RECORD_SPAN_INVALID", records.add_record, self.root, kind="fact", title="x",
+                     verbatim_refs=[{"capture_id": self.cid, "start": 0, "end": 999}])
+        self.refused("RECORD_SPAN_INVALID", records.add_record, self.root, kind="fact", title="x",
+                     verbatim_refs=[{"capture_id": self.cid, "start": 0, "end": 3, "quote": "我弟弟"}])
+        out = records.add_record(self.root, kind="fact", title="妹妹要结婚",
+                                 verbatim_refs=[{"capture_id": self.cid, "start": 0, "end": 7}])
+        self.assertEqual(out["record"]["verbatim_refs"][0]["quote"], MSG[:7])
+
+    def test_invalid_fields_refuse_the_whole_record(self):
+        for bad in ({"salience": 5}, {"layer": "gossip"}, {"date_start": "2026-13"}, {"date_start": "last spring"},
+                    {"domain": "Not A Slug"}, {"sensitivity": "secret"}, {"entity_refs": "person-xiaoyu"},
+                    {"date_start": "2026-05", "date_end": "2025"}, {"confidence": 2}):
+            err = self.refused("RECORD_INVALID", records.add_record, self.root, kind="fact", title="x",
+                               capture_ids=[self.cid], **bad)
+            self.assertIn(next(iter(bad)), err.message)
+        self.refused("RECORD_INVALID", records.add_record, self.root, kind="fact", title="x", capture_ids=[self.cid],
+                     layer="model_hypothesis")
+        self.refused("RECORD_USE_ADD_HYPOTHESIS", records.add_record, self.root, kind="hypothesis", title="x")
+        self.refused("RECORD_INVALID", records.add_record, self.root, kind="event", title="x", capture_ids=[self.cid],
+                     id="Bad Id")
+        self.refused("RECORD_INVALID", records.add_record, self.root, kind="entity", title="x")  # no entity_type
+
+    def test_fragments_from_attachments_are_not_verbatim(self):
+        receipts.preflight(self.root, MSG, turn_id="t1")
+        path = os.path.join(self.tmp, "menu.png")
+        with open(path, "wb") as handle:
+            handle.write(b"image")
+        att = capture.capture_attachment(self.root, path, "t1")["capture_id"]
+        self.refused("RECORD_INVALID", records.add_record, self.root, kind="fragment", title="OCR", fidelity="ocr")
+        out = records.add_record(self.root, kind="fragment", title="菜单 OCR", summary="红烧肉 38", fidelity="ocr",
+                                 attachment_capture_id=att)
+        self.assertEqual(out["record"]["fidelity"], "ocr")
+        self.assertEqual(open_index(self.root).records_citing(att), [out["id"]])
+
+    def test_dates_are_never_filled_in(self):
+        out = records.add_record(self.root, kind="event", title="小时候学游泳", capture_ids=[self.cid], phase="childhood")
+        self.assertNotIn("date_start", out["record"])
+
+
+class DuplicateTest(RecordTest):
+    def test_exact_duplicate_is_refused_and_near_ones_are_reported(self):
+        first = self.event()
+        err = self.refused("RECORD_DUPLICATE", self.event)
+        self.assertEqual(err.details["duplicate_of"], first["id"])
+        near = self.event(summary="下个月小雨在杭州办婚礼", title="妹妹小雨杭州结婚")
+        self.assertEqual(near["possible_duplicates"][0]["id"], first["id"])
+        again = self.event(allow_duplicate=True)
+        self.assertTrue(again["possible_duplicates"][0]["exact"])
+
+    def test_explicit_ids_must_be_unique(self):
+        self.event(id="event-wedding")
+        self.refused("RECORD_ID_EXISTS", self.event, id="event-wedding", title="别的")
+
+
+class StateTest(RecordTest):
+    def test_update_supersedes_and_keeps_the_old_state_readable(self):
+        owns = records.add_record(self.root, kind="state", title="有一台 Switch", capture_ids=[self.cid],
+                                  subject_key="owns-switch", date_start="2024")
+        cid2 = self.turn(MSG2, "t2")
+        out = records.update_state(self.root, id=owns["id"], capture_ids=[cid2], title="没有 Switch 了",
+                                   summary="把 Switch 卖了", date_start="2026-11")
+        self.assertEqual(out["superseded"], [owns["id"]])
+        self.assertEqual(out["record"]["supersedes"], [owns["id"]])
+        self.assertIn("conflict", out)
+        self.assertEqual(out["conflict"]["previous"]["capture_ids"], [self.cid])
+        index = open_index(self.root)
+        old = index.record(owns["id"])
+        self.assertEqual((old["status"], old["superseded_by"], old["version"]), ("superseded", out["id"], 2))
+        err = self.refused("STATE_NOT_CURRENT", records.update_state, self.root, id=owns["id"], capture_ids=[cid2], title="x")
+        self.assertEqual(err.details["current_id"], out["id"])
+
+    def test_contradicting_state_is_kept_uncertain_with_a_conflict(self):
+        owns = records.add_record(self.root, kind="state", title="有一台 Switch", capture_ids=[self.cid], subject_key="owns-switch")
+        cid2 = self.turn(MSG2, "t2")
+        out = records.add_record(self.root, kind="state", title="没有游戏机", capture_ids=[cid2], subject_key="owns-switch")
+        self.assertEqual(out["record"]["status"], "uncertain")
+        self.assertEqual(out["record"]["contradicts"], [owns["id"]])
+        self.assertEqual(out["conflict"]["current"][0]["id"], owns["id"])
+        self.assertEqual(open_index(self.root).record(owns["id"])["status"], "current")  # nothing overwritten
+
+    def test_words_about_an_earlier_time_do_not_replace_the_current_state(self):
+        now = records.add_record(self.root, kind="state", title="在杭州工作", capture_ids=[self.cid], subject_key="job", date_start="2025")
+        cid2 = self.turn(MSG2, "t2")
+        out = records.update_state(self.root, id=now["id"], capture_ids=[cid2], title="在上海工作", date_start="2019")
+        self.assertEqual(out["record"]["status"], "uncertain")
+        self.assertFalse(out["conflict"]["superseded"])
+        self.assertEqual(open_index(self.root).record(now["id"])["status"], "current")
+
+
+class MergeTest(RecordTest):
+    def test_merge_redirects_and_resolves_references(self):
+        dup = records.add_record(self.root, kind="entity", entity_type="person", title="我妹", id="person-wo-mei")["id"]
+        ev = self.event(entity_refs=[dup])
+        out = records.merge_entities(self.root, from_id=dup, into=self.sister, reason="user: 我妹 就是小雨")
+        self.assertEqual(out["redirect"], {"old_id": dup, "canonical_id": self.sister})
+        index = open_index(self.root)
+        self.assertEqual(index.resolve(dup), self.sister)
+        self.assertEqual(records.get_record(index, dup)["id"], self.sister)
+        self.assertIn("我妹", index.record(self.sister)["aliases"])
+        old = index.record(dup)
+        self.assertEqual((old["status"], old["merge_reason"]), ("redirected", "user: 我妹 就是小雨"))
+        from personal_understanding.understanding import entity_page
+        self.assertIn(ev["id"], [s["id"] for s in entity_page(self.root, self.sister)["stories"]])
+        self.refused("MERGE_CYCLE", records.merge_entities, self.root, from_id=self.sister, into=dup, reason="oops")
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+
+
+class ValidationTest(RecordTest):
+    def append_raw(self, kind, obj):
+        with open(paths.records_path(self.root, kind), "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+    def codes(self):
+        report = validate.validate(self.root)
+        return report["status"], sorted({p.split(": ")[1].split(" ")[0] for p in report["problems"]})
+
+    def test_record_rules_in_validate(self):
+        base = {"kind": "fact", "title": "x", "version": 1, "status": "current", "capture_ids": [self.cid]}
+        self.append_raw("fact", dict(base, id="fact-a", related_ids=["nowhere"]))
+        self.assertEqual(self.codes(), ("warnings", ["DANGLING_REFERENCE"]))
+        self.append_raw("fact", dict(base, id="fact-a"))
+        self.append_raw("fact", dict(base, id="fact-b", capture_ids=[], layer="gossip"))
+        self.append_raw("state", dict(base, kind="state", id="state-a", supersedes=["state-b"]))
+        self.append_raw("state", dict(base, kind="state", id="state-b", supersedes=["state-a"]))
+        status, codes = self.codes()
+        self.assertEqual(status, "failed")
+        for code in ("DUPLICATE_ID", "RECORD_INVALID", "RECORD_WITHOUT_CAPTURE", "SUPERSEDE_CYCLE"):
+            self.assertIn(code, codes)
