@@ -1,0 +1,333 @@
+"""Word lexicon for recall: a pruned base dictionary plus words learned from the archive.
+
+The base dictionary (resources/lexicon/base_words.txt, derived from jieba's
+dict.txt, see the README there) maps words to corpus frequencies. It is read
+on first use and shared by every `Lexicon` in the process. The file holds one
+line per first character; a line is found by binary search and parsed into a
+dict only when the segmenter first meets that character, so start-up costs one
+file read however large the dictionary is.
+
+Archive words are names no dictionary knows (a friend's nickname, a pet, a game
+boss). `Lexicon.add_words` gives each one a frequency just high enough that the
+word beats every way the base dictionary could split it, without letting it
+override unrelated dictionary words it happens to overlap.
+"""
+
+import math
+import os
+import re
+import threading
+
+# Han (with extensions and compatibility block), iteration/zero marks, kana and
+# Hangul syllables. Kana and Hangul never match the dictionary; they are kept in
+# CJK runs so unknown stretches of them are sliced the same way as unknown Han.
+CJK_CLASS = (
+    "\u3005\u3007\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+)
+CJK_RUN_RE = re.compile("[" + CJK_CLASS + "]+")
+
+# Full-width ASCII to ASCII, ideographic space to space, curly apostrophes to
+# "'", ASCII upper to lower. Every mapping is one character to one character so
+# offsets in the normalised text are offsets in the original.
+_FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
+_FOLD.update({0x3000: 0x20, 0x2019: 0x27, 0x2018: 0x27, 0xFF07: 0x27})
+for _cp in range(0xFF21, 0xFF3B):
+    _FOLD[_cp] = _cp - 0xFEE0 + 32
+_FOLD.update({cp: cp + 32 for cp in range(0x41, 0x5B)})
+FOLD_TABLE = _FOLD
+del _FOLD, _cp
+
+BASE_FILE = "base_words.txt"
+# Margin (natural log) by which an archive word must out-score its best split.
+ARCHIVE_MARGIN = math.log(8.0)
+# Archive words never score below this frequency, however rare their characters.
+ARCHIVE_MIN_FREQ = 100
+
+
+def normalize(text):
+    """Width-fold and lower-case without changing length (offsets stay valid)."""
+    return text.translate(FOLD_TABLE)
+
+
+def normalize_word(word):
+    """Key form of a word: width-folded, case-folded, trimmed."""
+    return normalize(word).strip().casefold()
+
+
+_LOCAL_RESOURCES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "resources")
+
+
+def resources_path(*parts):
+    """Path under resources/lexicon. The checkout's own folder is tried first so
+    the common case does not import `paths` (and pathlib) at start-up."""
+    base = _LOCAL_RESOURCES
+    if not os.path.isdir(base):
+        from .. import paths
+        base = str(paths.resources_dir())
+    return os.path.join(base, "lexicon", *parts)
+
+
+class _Base:
+    """The shared base dictionary, kept as the raw UTF-8 file and parsed per bucket.
+
+    Bucket lines are sorted by first character and UTF-8 preserves code point
+    order, so a bucket is found by binary search over the bytes; start-up
+    costs one file read whatever the dictionary size.
+    """
+
+    __slots__ = ("data", "body", "cache", "total", "log_total", "max_len", "size")
+
+    def __init__(self, data):
+        self.data = data
+        self.cache = {}
+        self.total = 0
+        self.max_len = 1
+        self.size = 0
+        pos = 0
+        while data.startswith(b"# ", pos):
+            end = data.index(b"\n", pos)
+            key, _, value = data[pos + 2:end].decode("utf-8").partition(" ")
+            if key == "total":
+                self.total = int(value)
+            elif key == "maxlen":
+                self.max_len = int(value)
+            elif key == "words":
+                self.size = int(value)
+            pos = end + 1
+        self.body = pos
+        if self.total <= 0:
+            raise ValueError("base lexicon has no '# total' header")
+        self.log_total = math.log(self.total)
+
+    def bucket(self, ch):
+        """(word -> log probability, longest word length) for words starting with `ch`."""
+        got = self.cache.get(ch)
+        if got is None:
+            got = self.cache[ch] = self._parse(ch, self._line(ch))
+        return got
+
+    def _line(self, ch):
+        data = self.data
+        key = ch.encode("utf-8", "surrogatepass")
+        lo, hi = self.body, len(data)
+        while lo < hi:  # lo is always the start of a line
+            mid = (lo + hi) // 2
+            start = data.rfind(b"\n", lo, mid) + 1 or lo
+            end = data.find(b"\n", start)
+            if end < 0:
+                end = len(data)
+            tab = data.find(b"\t", start, end)
+            first = data[start:tab]
+            if first == key:
+                return data[tab + 1:end].decode("utf-8")
+            if first < key:
+                lo = end + 1
+            else:
+                hi = start
+        return None
+
+    def _parse(self, ch, line):
+        if line is None:
+            return ({}, 1)
+        own, _, items = line.partition("\t")
+        log = math.log
+        lt = self.log_total
+        words = {}
+        if own != "0":
+            words[ch] = log(int(own)) - lt
+        longest = 1
+        if items:
+            for item in items.split(" "):
+                suffix, _, freq = item.rpartition(":")
+                words[ch + suffix] = log(int(freq)) - lt
+                if len(suffix) >= longest:
+                    longest = len(suffix) + 1
+        return (words, longest)
+
+    def log_prob(self, word):
+        """ln(freq / total) of a base word, None if absent."""
+        return self.bucket(word[0])[0].get(word) if word else None
+
+
+class _EmptyBase(_Base):
+    """A base with no words, for callers that want archive words only."""
+
+    def __init__(self):
+        super().__init__(b"# total 10000000\n")
+
+
+_lock = threading.Lock()
+_base = None
+_base_lexicon = None
+_stopwords = {}
+
+
+def load_base():
+    """The process-wide base dictionary, read on first call."""
+    global _base
+    if _base is None:
+        with _lock:
+            if _base is None:
+                path = resources_path(BASE_FILE)
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                except OSError as exc:
+                    from ..errors import PuError
+                    raise PuError(
+                        "LEXICON_MISSING",
+                        f"cannot read the base lexicon at {path}: {exc}",
+                        "Reinstall the resources folder or run tests/perf/build_lexicon.py with jieba's dict.txt.",
+                    ) from exc
+                _base = _Base(data)
+    return _base
+
+
+def stopwords(lang):
+    """Stopword set for "zh" or "en" (resources/lexicon/stopwords_<lang>.txt), cached."""
+    got = _stopwords.get(lang)
+    if got is None:
+        words = set()
+        with open(resources_path(f"stopwords_{lang}.txt"), encoding="utf-8") as fh:
+            for line in fh:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    words.add(normalize_word(line))
+        got = _stopwords[lang] = frozenset(words)
+    return got
+
+
+class Lexicon:
+    """Base dictionary plus archive words.
+
+    `contains` and `freq` take any surface form (full-width, upper case) and
+    normalise it. Words already in the base dictionary keep their dictionary
+    frequency when added as archive words; only unknown words are boosted.
+    """
+
+    def __init__(self, extra_words=(), *, use_base=True):
+        self._use_base = use_base
+        self._base = None
+        self.extra = {}          # archive word -> log probability used by the segmenter
+        self.extra_first = {}    # first char -> longest archive word starting with it
+        self._extra_max = 0
+        if extra_words:
+            self.add_words(extra_words)
+
+    @property
+    def base(self):
+        if self._base is None:
+            self._base = load_base() if self._use_base else _EmptyBase()
+        return self._base
+
+    def add_words(self, words):
+        """Learn archive words; returns how many were new.
+
+        Ignored: words under two characters, words with whitespace (tokens
+        never span it) and words the base dictionary already has.
+        """
+        base = self.base
+        added = 0
+        for raw in words:
+            word = normalize_word(raw) if isinstance(raw, str) else ""
+            if len(word) < 2 or word in self.extra or len(word.split()) > 1 or base.log_prob(word) is not None:
+                continue
+            self.extra[word] = self._archive_log_prob(word)
+            if len(word) > self.extra_first.get(word[0], 0):
+                self.extra_first[word[0]] = len(word)
+            self._extra_max = max(self._extra_max, len(word))
+            added += 1
+        return added
+
+    def _archive_log_prob(self, word):
+        # Best score of splitting `word` into two or more base pieces (log
+        # probabilities, so sums). The archive word gets a score ARCHIVE_MARGIN
+        # above it: it always beats its own splits, but a dictionary word that
+        # merely overlaps it can still win on probability, so a wrongly learned
+        # cross-word string ("天去" from 今天去) cannot break 今天.
+        base = self.base
+        unknown = -base.log_total  # a character the dictionary lacks counts as frequency 1
+        n = len(word)
+        best = [0.0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            words, longest = base.bucket(word[i])
+            score = words.get(word[i], unknown) + best[i + 1]
+            for j in range(i + 2, min(n, i + longest) + 1):
+                lp = words.get(word[i:j])
+                if lp is not None and (i, j) != (0, n):
+                    score = max(score, lp + best[j])
+            best[i] = score
+        return max(best[0] + ARCHIVE_MARGIN, math.log(ARCHIVE_MIN_FREQ) - base.log_total)
+
+    def contains(self, word):
+        return self.known(normalize_word(word))
+
+    __contains__ = contains
+
+    def known(self, key):
+        """`contains` for a key that is already normalised (the segmenter's hot path)."""
+        return key in self.extra or (bool(key) and self.base.log_prob(key) is not None)
+
+    def freq(self, word):
+        """Frequency used for segmentation (archive words: their calibrated value); 0 if unknown."""
+        key = normalize_word(word)
+        lp = self.extra.get(key)
+        if lp is None and key:
+            lp = self.base.log_prob(key)
+        return 0 if lp is None else max(1, round(math.exp(lp + self.base.log_total)))
+
+    def is_archive_word(self, word):
+        return normalize_word(word) in self.extra
+
+    @property
+    def max_word_len(self):
+        return max(self.base.max_len, self._extra_max)
+
+    def __len__(self):
+        return self.base.size + len(self.extra)
+
+
+def base_lexicon():
+    """The shared lexicon without archive words (cached; the dictionary itself loads lazily)."""
+    global _base_lexicon
+    if _base_lexicon is None:
+        _base_lexicon = Lexicon()
+    return _base_lexicon
+
+
+def cjk_ngrams(text, n_min=2, n_max=4, lexicon=None):
+    """Candidate new words in `text`: every n_min..n_max character CJK substring.
+
+    Substrings holding a single-character Chinese stopword (的, 了, 我, ...) are
+    skipped: names rarely contain one and a learned "猫的" would only add noise.
+    With `lexicon`, substrings it already knows are skipped too. The caller
+    counts candidates across documents and passes the recurring ones to
+    `Lexicon.add_words`.
+    """
+    if not text or n_max < n_min or n_min < 1:
+        return set()
+    stop = stopwords("zh")
+    out = set()
+    for match in CJK_RUN_RE.finditer(normalize(text)):
+        run = match.group()
+        for piece in _split_on(run, stop):
+            size = len(piece)
+            for n in range(n_min, min(n_max, size) + 1):
+                for i in range(size - n + 1):
+                    out.add(piece[i:i + n])
+    if lexicon is not None:
+        out = {gram for gram in out if not lexicon.contains(gram)}
+    return out
+
+
+def _split_on(run, stop):
+    start = 0
+    for i, ch in enumerate(run):
+        if ch in stop:
+            if i > start:
+                yield run[start:i]
+            start = i + 1
+    if start < len(run):
+        yield run[start:]

@@ -1,0 +1,399 @@
+"""Tokenizer for recall: Chinese without spaces, English, numbers and mixed names.
+
+`tokenize` returns every token with offsets into the original text;
+`content_terms` keeps the ones worth indexing or querying, with a weight cap.
+
+Chinese runs take the most probable path through the DAG of lexicon words
+(sum of ln(freq/total); an unknown character counts as frequency 1). Where the
+path falls back to single characters, two or more of them in a row (stopwords
+excluded) form an unknown stretch, which also yields its overlapping bigrams,
+`oov` unless the lexicon knows them: 阿呆呆 gives 阿 呆 呆 plus 阿呆 呆呆, so a
+later query for the name matches on its bigrams while a slice straddling two
+words ("呆去") carries only the OOV weight. Tokens overlap inside a stretch;
+elsewhere they tile the run.
+
+Latin/digit runs glued to CJK (no space), in order of precedence:
+1. a lexicon word covering the run plus adjacent CJK (IP地址, T恤, an archive
+   word such as 鬼泣5) is one token;
+2. leading shape: at most 2 characters with a letter, then a single-character
+   CJK word that is not a stopword: B站, 4K屏, A股, UP主;
+3. trailing shape: up to 4 digits, or a letter and up to 3 digits, after a CJK
+   word of 2+ characters or the last bigram of an unknown stretch: 鬼泣5,
+   小米14, 华为P60; not before a unit or measure word (今天5点, 开会3小时) and
+   not after time or quantity words (下午3, 大概5).
+Otherwise the run splits at the script boundary.
+
+Text is width-folded and lower-cased first (lexicon.normalize, length
+preserving); English tokens are case-folded, and `content_terms` drops
+stopwords and applies `stem`.
+"""
+
+import re
+from collections import namedtuple
+
+from .lexicon import CJK_RUN_RE, base_lexicon, normalize, stopwords
+
+Token = namedtuple("Token", "text kind oov start end")
+Token.__doc__ = """One token. `text` is the normalised surface (case- and width-folded, not
+stemmed); `kind` is "cjk", "latin", "mixed" or "num"; `oov` is True for a CJK
+slice (or the CJK part of a mixed token) the lexicon does not know; `start` and
+`end` are character offsets into the original text."""
+
+WORD_WEIGHT = 1.0
+OOV_WEIGHT = 0.4
+
+# Word runs: letters, digits and CJK with nothing between them, joined across
+# "'" inside English words and "." "," ":" inside numbers. One run is one block.
+# C++/C#/F# are matched first so their symbols survive. The CJK character class
+# is applied only inside non-ASCII runs (CJK_RUN_RE) because compiling big
+# Unicode ranges costs milliseconds at start-up.
+_WORD_RE = re.compile(
+    "(?P<lang>[a-z](?:\\+\\+|#)(?![a-z0-9+#]))"
+    "|[^\\W_]+(?:(?:(?<=\\d)[.,:](?=\\d)|(?<=[a-z])'(?=[a-z]))[^\\W_]+)*"
+)
+_LANG_TAIL = re.compile("(?:\\+\\+|#)(?![a-z0-9+#])")
+_HAS_ALPHA = re.compile("[^\\W\\d_]").search
+_LETTER_DIGITS = re.compile("[a-z][0-9]{1,3}").fullmatch
+
+# A number followed by one of these counts something; it is not part of a name.
+_UNIT_CHARS = frozenset(
+    "个只条件张本块元角分秒点时岁年月日号次回遍天周楼层米斤克吨升里公千万亿百十"
+    "倍位名人台部集章节页道题杯瓶碗份家度届期级场首篇颗粒双对套间辆架艘码寸尺毫厘成折多余左"
+)
+_UNIT_WORDS = frozenset("以上 以下 以内 以后 以前 小时 星期 礼拜 刻钟".split())
+# Words that are followed by a time or a quantity, not by a sequel number.
+_NUMBER_CONTEXT = frozenset((
+    "今年 去年 明年 前年 后年 今天 明天 昨天 前天 后天 早上 上午 中午 下午 晚上 凌晨 傍晚 "
+    "每天 每年 每月 每周 大约 大概 一共 总共 将近 至少 最多 超过 只有 还有 差不多 "
+    "排名 价格 预算 花费 大于 小于 等于 加上 减去 乘以 除以 还剩 剩下 约合 合计 共计 第"
+).split())
+
+
+def tokenize(text, lexicon=None):
+    """All tokens of `text` in order of start offset (see module doc)."""
+    if not text:
+        return []
+    lex = lexicon if lexicon is not None else base_lexicon()
+    norm = normalize(text)
+    out = []
+    for m in _WORD_RE.finditer(norm):
+        start, end = m.span()
+        if m.lastgroup == "lang":
+            out.append(Token(m.group(), "latin", False, start, end))
+        elif norm.isascii() or m.group().isascii():
+            out.append(_alnum_token(norm, start, end))
+        else:
+            _flush(norm, _pieces(norm, start, end), lex, out)
+    return out
+
+
+def _pieces(norm, start, end):
+    """Split a word run into CJK and other pieces: [(is_cjk, start, end)]."""
+    pieces = []
+    pos = start
+    for m in CJK_RUN_RE.finditer(norm, start, end):
+        if m.start() > pos:
+            pieces.append((False, pos, m.start()))
+        pieces.append((True, m.start(), m.end()))
+        pos = m.end()
+    if pos < end:
+        pieces.append((False, pos, end))
+    last = pieces[-1]
+    if not last[0] and last[2] - last[1] == 1 and "a" <= norm[last[1]] <= "z":
+        # 学C++: the run regex stopped at the symbols; give them back to the letter.
+        tail = _LANG_TAIL.match(norm, end)
+        if tail:
+            pieces[-1] = (False, last[1], tail.end())
+    return pieces
+
+
+def content_tokens(text, lexicon=None):
+    """[(token, term, weight)] for tokens worth matching, in text order.
+
+    Dropped: stopwords, lone Latin letters and digits. `term` is what an index
+    should store (English stemmed). Weight is WORD_WEIGHT, or OOV_WEIGHT for
+    slices the lexicon does not know.
+    """
+    zh = stopwords("zh")
+    en = stopwords("en")
+    out = []
+    for tok in tokenize(text, lexicon):
+        term = tok.text
+        kind = tok.kind
+        if kind == "cjk":
+            if term in zh:
+                continue
+        elif kind == "latin":
+            if len(term) < 2 or term in en:
+                continue
+            term = stem(term)
+        elif kind == "num":
+            if len(term) < 2:
+                continue
+        out.append((tok, term, OOV_WEIGHT if tok.oov else WORD_WEIGHT))
+    return out
+
+
+def content_terms(text, lexicon=None):
+    """[(term, weight)] in text order, one entry per occurrence.
+
+    Duplicates are kept so a document's term frequency is the count of a term
+    in the list; a query can collapse them with dict/set.
+    """
+    return [(term, weight) for _, term, weight in content_tokens(text, lexicon)]
+
+
+# --- blocks: CJK and Latin/digit runs with nothing between them --------------
+
+def _flush(norm, block, lex, out):
+    if len(block) == 1:
+        is_cjk, start, end = block[0]
+        if is_cjk:
+            _expand(norm, _segment(norm, start, end, lex), lex, out, None)
+        else:
+            out.append(_alnum_token(norm, start, end))
+        return
+    others = []  # mixed and Latin/digit tokens
+    avail = {}  # index of CJK piece -> [start, end] not yet taken by a lexicon match
+    for k, (is_cjk, start, end) in enumerate(block):
+        if is_cjk:
+            avail[k] = [start, end]
+    resolved = set()
+    for k, (is_cjk, start, end) in enumerate(block):
+        if not is_cjk and norm[start:end].isalnum():
+            hit = _lexicon_mixed(norm, start, end, avail.get(k - 1), avail.get(k + 1), lex)
+            if hit:
+                others.append(Token(_fold(norm[hit[0]:hit[1]]), "mixed", False, hit[0], hit[1]))
+                resolved.add(k)
+    words = {k: _segment(norm, span[0], span[1], lex) for k, span in avail.items()}
+    tails = {}
+    for k, (is_cjk, start, end) in enumerate(block):
+        if is_cjk or k in resolved:
+            continue
+        if not norm[start:end].isalnum():  # 3.14, don't, C++: never glued
+            others.append(_alnum_token(norm, start, end))
+            continue
+        tok = _glue(norm, start, end, words.get(k - 1), words.get(k + 1), lex, tails, k - 1)
+        others.append(tok if tok else _alnum_token(norm, start, end))
+    toks = []
+    for k, ws in words.items():
+        _expand(norm, ws, lex, toks, tails.get(k))
+    toks.extend(others)
+    toks.sort(key=lambda t: (t.start, t.end))
+    out.extend(toks)
+
+
+def _fold(text):
+    return text if text.isascii() else text.casefold()
+
+
+def _alnum_token(norm, start, end):
+    text = _fold(norm[start:end])
+    if text.isdigit() or not _HAS_ALPHA(text):
+        return Token(text, "num", False, start, end)
+    return Token(text, "latin", False, start, end)
+
+
+def _lexicon_mixed(norm, start, end, left, right, lex):
+    """Longest lexicon word made of this run plus CJK it touches; consumes that CJK."""
+    size = end - start
+    max_l = min(left[1] - left[0], lex.max_word_len) if left and left[1] == start else 0
+    max_r = right[1] - right[0] if right and right[0] == end else 0
+    bucket = lex.base.bucket
+    extra = lex.extra
+    extra_first = lex.extra_first
+    best = None
+    for l in range(max_l, -1, -1):
+        first = start - l
+        words, longest = bucket(norm[first])
+        # No word starting at `first` is longer than this; skip hopeless spans.
+        longest = max(longest, extra_first.get(norm[first], 0)) - l - size
+        for r in range(min(max_r, longest), -1, -1):
+            if best is not None and l + r <= best[0]:
+                break
+            if l or r:
+                cand = norm[first:end + r]
+                if cand in words or cand in extra:
+                    best = (l + r, l, r)
+    if best is None:
+        return None
+    _, l, r = best
+    if l:
+        left[1] -= l
+    if r:
+        right[0] += r
+    return (start - l, end + r)
+
+
+def _glue(norm, start, end, left_words, right_words, lex, tails, left_k):
+    """Apply the leading/trailing shape rules; consumes the CJK word it glues."""
+    run = norm[start:end]
+    zh = stopwords("zh")
+    if right_words and right_words[0] and right_words[0][0] == end and len(run) <= 2 and _HAS_ALPHA(run):
+        ws, we = right_words[0]
+        if we - ws == 1 and norm[ws] not in zh:
+            right_words[0] = None
+            return Token(_fold(run) + norm[ws], "mixed", not lex.known(norm[ws]), start, we)
+    if not (len(run) <= 4 and run.isdigit()) and not _LETTER_DIGITS(run):
+        return None
+    if right_words and right_words[0] and right_words[0][0] == end:
+        nxt = norm[right_words[0][0]:right_words[0][1]]
+        if nxt[0] in _UNIT_CHARS or nxt in _UNIT_WORDS:
+            return None
+    if not left_words or not left_words[-1] or left_words[-1][1] != start:
+        return None
+    ws, we = left_words[-1]
+    word = norm[ws:we]
+    if we - ws >= 2:
+        if word in zh or word in _NUMBER_CONTEXT:
+            return None
+        left_words[-1] = None
+        return Token(word + _fold(run), "mixed", False, ws, end)
+    prev = left_words[-2] if len(left_words) > 1 else None
+    if word in zh or not prev or prev[1] - prev[0] != 1 or norm[prev[0]] in zh:
+        return None
+    # Last two characters of an unknown stretch: the mixed token replaces its
+    # final bigram; the characters themselves stay as single-character slices.
+    tails[left_k] = we
+    pair = norm[prev[0]:we]
+    return Token(pair + _fold(run), "mixed", not lex.known(pair), prev[0], end)
+
+
+# --- CJK runs ----------------------------------------------------------------
+
+def _segment(norm, start, end, lex):
+    """Most probable split of norm[start:end] into lexicon words: [[s, e], ...] (absolute)."""
+    seg = norm[start:end]
+    n = len(seg)
+    if n == 0:
+        return []
+    base = lex.base
+    cached = base.cache.get
+    bucket = base.bucket
+    unknown = -base.log_total  # a character the dictionary lacks counts as frequency 1
+    extra = lex.extra
+    extra_first = lex.extra_first
+    best = [0.0] * (n + 1)
+    nxt = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        ch = seg[i]
+        words, longest = cached(ch) or bucket(ch)
+        score = words.get(ch, unknown) + best[i + 1]
+        stop_at = i + 1
+        last = i + longest
+        for j in range(i + 2, (last if last < n else n) + 1):
+            lp = words.get(seg[i:j])
+            if lp is not None:
+                lp += best[j]
+                if lp > score:
+                    score, stop_at = lp, j
+        if extra_first:
+            longest = extra_first.get(ch)
+            if longest:
+                for j in range(i + 2, min(n, i + longest) + 1):
+                    lp = extra.get(seg[i:j])
+                    if lp is not None:
+                        lp += best[j]
+                        if lp > score:
+                            score, stop_at = lp, j
+        best[i] = score
+        nxt[i] = stop_at
+    spans = []
+    i = 0
+    while i < n:
+        j = nxt[i]
+        spans.append([start + i, start + j])
+        i = j
+    return spans
+
+
+def _expand(norm, words, lex, out, tail_end):
+    """Emit word tokens; unknown stretches also get their bigrams (see module doc)."""
+    zh = stopwords("zh")
+    bucket = lex.base.bucket
+    run = []
+    for span in words:
+        if span is not None and span[1] - span[0] == 1 and norm[span[0]] not in zh:
+            run.append(span[0])
+            continue
+        if run:
+            _emit_run(norm, run, lex, out, tail_end)
+            run = []
+        if span is not None:
+            text = norm[span[0]:span[1]]
+            oov = len(text) == 1 and text not in bucket(text)[0]
+            out.append(Token(text, "cjk", oov, span[0], span[1]))
+    if run:
+        _emit_run(norm, run, lex, out, tail_end)
+
+
+def _emit_run(norm, run, lex, out, tail_end):
+    bucket = lex.base.bucket
+    extra = lex.extra
+    last = len(run) - 1
+    for i, p in enumerate(run):
+        ch = norm[p]
+        out.append(Token(ch, "cjk", ch not in bucket(ch)[0], p, p + 1))
+        if i < last and p + 2 != tail_end:
+            pair = norm[p:p + 2]
+            out.append(Token(pair, "cjk", pair not in extra and pair not in bucket(ch)[0], p, p + 2))
+
+
+# --- English -------------------------------------------------------------------
+
+_VOWELS = frozenset("aeiouy")
+_NO_LY = frozenset("aioubpf")
+
+
+def stem(word):
+    """Light suffix stripping so inflected forms share a term.
+
+    Steps, on lower-case ASCII words of 4+ letters: drop a possessive 's;
+    plurals (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
+    -ss/-us/-is); then -ing or -ed (not -eed) when a vowel stays, undoubling a
+    final double consonant other than l/s/z (running -> run); else -ly after a
+    stem of 4+ letters that does not look like part of the word (family,
+    supply, butterfly keep it). Finally a trailing e is dropped and a trailing
+    consonant+y becomes i, so make/makes/making and study/studies/studied meet.
+    The output is an index key, not an English word.
+    """
+    w = word
+    if w.endswith("'s"):
+        w = w[:-2]
+    elif w.endswith("s'"):
+        w = w[:-1]
+    if not (w.isascii() and w.isalpha()):
+        return w
+    if len(w) >= 4:
+        if w.endswith("ies"):
+            w = w[:-2] if len(w) > 4 else w[:-1]
+        elif w.endswith(("sses", "xes", "ches", "shes", "zzes")):
+            w = w[:-2]
+        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        stripped = False
+        if w.endswith("ing") and len(w) >= 5:
+            stripped, w = _strip_inflection(w, 3)
+        elif w.endswith("ied") and len(w) >= 4:
+            w, stripped = (w[:-2] if len(w) > 4 else w[:-1]), True
+        elif w.endswith("ed") and not w.endswith("eed") and len(w) >= 4:
+            stripped, w = _strip_inflection(w, 2)
+        if not stripped and w.endswith("ly") and len(w) >= 6:
+            base = w[:-2]
+            if base[-1] not in _NO_LY and not (base[-1] == base[-2] and base[-1] != "l"):
+                w = base
+    if len(w) >= 3:
+        if w[-1] == "e" and w[-2] != "e":
+            w = w[:-1]
+        elif w[-1] == "y" and w[-2] not in _VOWELS:
+            w = w[:-1] + "i"
+    return w
+
+
+def _strip_inflection(w, cut):
+    base = w[:-cut]
+    if len(base) < 2 or not (_VOWELS & set(base)):
+        return False, w
+    if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1] not in _VOWELS:
+        base = base[:-1]
+    return True, base
