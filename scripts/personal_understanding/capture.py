@@ -31,6 +31,10 @@ def _failed(exc):
     return PuError(code, f"capture FAILED: {message}", hint or "Nothing was saved; retry the capture.")
 
 
+def _taken(index, capture_id):
+    return index.capture(capture_id) is not None or index.tombstoned(capture_id)
+
+
 def _check_new_id(index, capture_id):
     paths.check_id(capture_id, "capture id")
     if index.capture(capture_id) is not None:
@@ -127,7 +131,7 @@ def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred
             if row and row.get("utf8_sha256") == digest and row.get("kind") == "text":
                 raise PuError("CAPTURE_ALREADY_SAVED", f"turn {turn_id}'s message is already saved as {existing}",
                               f"Use capture id {existing}; a message is saved once.", {"capture_id": existing})
-        capture_id = capture_id or paths.new_id("cap", moment)
+        capture_id = capture_id or paths.fresh_id(lambda: paths.new_id("cap", moment), lambda c: _taken(index, c))
         _check_new_id(index, capture_id)
         doc = {
             "format": CAPTURE_FORMAT,
@@ -199,7 +203,7 @@ def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_
     with storage.archive_lock(root, "capture_attachment") as lock_notice:
         index = open_index(root)
         receipt = _turn_receipt(index, turn_id)
-        capture_id = capture_id or paths.new_id("att", moment)
+        capture_id = capture_id or paths.fresh_id(lambda: paths.new_id("att", moment), lambda c: _taken(index, c))
         _check_new_id(index, capture_id)
         blob_rel = paths.attachment_relpath(digest)
         blob = paths.inside_root(root, blob_rel)

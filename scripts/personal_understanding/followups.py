@@ -45,9 +45,11 @@ def add_followup(root, question, capture_id, context=None, expectation=None, due
         due = due_from_rule(due_rule, moment)
     else:
         due = None
-    fid = paths.check_id(id, "follow-up id") if id else paths.new_id("fu", moment)
+    if id:
+        paths.check_id(id, "follow-up id")
     with storage.archive_lock(root, "add_followup"):
         index = open_index(root)
+        fid = id or paths.fresh_id(lambda: paths.new_id("fu", moment), lambda f: index.followup(f) is not None)
         row = index.capture(capture_id)
         if row is None or row["status"] == "forgotten":
             raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive",

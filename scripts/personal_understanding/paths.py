@@ -57,8 +57,17 @@ def check_id(value, what="id"):
 
 
 def new_id(prefix, moment):
-    """Readable, sortable, unique enough: prefix-YYYYMMDD-HHMMSS-xxxxxx."""
-    return f"{prefix}-{moment.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+    """Readable and sortable: prefix-YYYYMMDD-HHMMSS-xxxxxxxx."""
+    return f"{prefix}-{moment.strftime('%Y%m%d-%H%M%S')}-{os.urandom(4).hex()}"
+
+
+def fresh_id(make, taken):
+    """A generated id that is not taken yet (random parts can collide; never reuse one)."""
+    for _ in range(50):
+        candidate = make()
+        if not taken(candidate):
+            return candidate
+    raise PuError("ID_EXHAUSTED", "could not generate an unused id", "Pass an explicit id.")
 
 
 # --- layout ----------------------------------------------------------------

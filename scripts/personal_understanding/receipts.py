@@ -47,13 +47,15 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None):
     if session_id is not None:
         paths.check_id(session_id, "session id")
     moment = now or timeutil.now()
-    turn_id = paths.check_id(turn_id, "turn id") if turn_id else paths.new_id("turn", moment)
+    if turn_id:
+        paths.check_id(turn_id, "turn id")
     digest = sha256_hex(data)
     found = classify(text)
     requires, reasons, suppressed = _decide(found, tier)
 
     with storage.archive_lock(root, "preflight") as lock_notice:
         index = open_index(root)
+        turn_id = turn_id or paths.fresh_id(lambda: paths.new_id("turn", moment), lambda t: index.receipt(t) is not None)
         previous = index.receipt(turn_id)
         if previous is not None:
             if previous["message_sha256"] != digest:
@@ -109,6 +111,10 @@ def _result(root, receipt, repeated, notice):
     out = {"receipt": receipt, "turn_id": receipt["turn_id"], "repeated": repeated}
     due, _upcoming, _undated = due_followups(root)
     out["due_followups"] = [brief(root, item, with_prompt=True) for item in due]
+    if receipt["requires_personal_understanding"]:
+        from .context import turn_context
+
+        out["context"] = turn_context(root)
     if receipt["requires_personal_understanding"]:
         if receipt["low_information"]:
             out["next"] = "Low-information turn: capture it now, do a light read, answer naturally, close the capture, then session_check."

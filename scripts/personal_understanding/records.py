@@ -84,7 +84,7 @@ def _dangling(index, rec):
     return out
 
 
-def possible_duplicates(index, rec, limit=200):
+def possible_duplicates(index, rec, limit=30):
     """Current records of the same kind that already say the same thing."""
     kind, title = rec.get("kind"), rec.get("title", "")
     key = schema.normalized(title)
@@ -160,7 +160,8 @@ def prepare(root, index, fields, moment, allow_duplicate=False):
     if not rec.get("kind"):
         raise PuError("RECORD_INVALID", "record refused: kind is required", f"One of {', '.join(schema.kinds())}.")
     if rec.get("id") is None and rec.get("kind") in schema.kinds():
-        rec["id"] = schema.new_record_id(rec["kind"], rec.get("title"), moment)
+        rec["id"] = paths.fresh_id(lambda: schema.new_record_id(rec["kind"], rec.get("title"), moment),
+                                   lambda rid: index.record(rid) is not None or index.tombstoned(rid))
     _defaults(rec)
     _refuse_invalid(rec)
     if schema.needs_capture(rec["kind"]) and not schema.has_source(rec) and rec.get("fidelity") != "summary_only":

@@ -180,4 +180,4 @@ def new_record_id(kind, title, moment):
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode().lower())
     slug = "-".join(words[:4])[:40].strip("-")
     middle = f"-{slug}" if slug else ""
-    return f"{kind}-{moment.strftime('%Y%m%d')}{middle}-{os.urandom(2).hex()}"
+    return f"{kind}-{moment.strftime('%Y%m%d')}{middle}-{os.urandom(3).hex()}"
