@@ -196,3 +196,10 @@ class ValidationTest(RecordTest):
         self.assertEqual(status, "failed")
         for code in ("DUPLICATE_ID", "RECORD_INVALID", "RECORD_WITHOUT_CAPTURE", "SUPERSEDE_CYCLE"):
             self.assertIn(code, codes)
+
+    def test_weak_hypotheses_and_unsourced_followups_are_warnings(self):
+        self.append_raw("hypothesis", {"kind": "hypothesis", "id": "hypothesis-a", "version": 1, "title": "x",
+                                       "status": "candidate", "layer": "model_hypothesis", "supports": []})
+        with open(paths.followups_path(self.root), "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"id": "fu-a", "version": 1, "question": "q?", "status": "open"}) + "\n")
+        self.assertEqual(self.codes(), ("warnings", ["FOLLOWUP_NO_DUE", "FOLLOWUP_NO_SOURCE", "HYPOTHESIS_WEAK_SUPPORT"]))

@@ -22,7 +22,7 @@ from . import paths, storage
 from .errors import Problem
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -57,9 +57,11 @@ CREATE TABLE IF NOT EXISTS followups (
     id TEXT PRIMARY KEY, version INTEGER, status TEXT, due_at TEXT, line INTEGER, data TEXT);
 CREATE TABLE IF NOT EXISTS tombstones (
     id TEXT PRIMARY KEY, kind TEXT, line INTEGER, data TEXT);
+CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT);
 """
 
-_TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "record_refs", "followups", "tombstones")
+_TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "record_refs", "followups", "tombstones",
+           "changes")
 
 _local = threading.local()
 
@@ -159,6 +161,7 @@ class ArchiveIndex:
             if rebuild:
                 for table in _TABLES + ("logs",):
                     self.db.execute(f"DELETE FROM {table}")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(self.generation() + 1),))
                 known = {}
                 stale = [(n, p, os.stat(p)) for n, p in logs if p.exists()]
             # Receipts and the ledger first: records refer to captures.
@@ -264,6 +267,15 @@ class ArchiveIndex:
     def count(self, sql, args=()):
         return self.db.execute(sql, args).fetchone()[0]
 
+    def generation(self):
+        """Bumped whenever the index is rebuilt from scratch (derived indexes follow it)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def changes_since(self, seq):
+        """[(seq, key)] of records ('r:<id>'), captures ('c:<id>') and tombstones ('t:<id>') changed after seq."""
+        return self.db.execute("SELECT seq, key FROM changes WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
+
 
 def open_index(root):
     """The caught-up index for `root` (cached per thread, refreshed on every call)."""
@@ -324,6 +336,7 @@ def _ledger_handler(db, name, line, obj):
              obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
              obj.get("source"), obj.get("source_ref"), "pending", None, None, line, json.dumps(obj, ensure_ascii=False)),
         )
+        db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + cid,))
         return ()
     if event == "finalized":
         exists = db.execute("SELECT 1 FROM captures WHERE capture_id=?", (cid,)).fetchone()
@@ -338,6 +351,7 @@ def _ledger_handler(db, name, line, obj):
         return ()
     if event == "forgotten":
         db.execute("UPDATE captures SET status='forgotten' WHERE capture_id=?", (cid,))
+        db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + cid,))
         return ()
     return [Problem("error", "LEDGER_INVALID", display, line, f"unknown ledger event {event!r}")]
 
@@ -390,6 +404,7 @@ def _records_handler(db, name, line, obj):
                 obj.get("updated_at"), json.dumps(obj, ensure_ascii=False)))
     db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
     db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
+    db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
     return ()
 
 
@@ -408,6 +423,7 @@ def _tombstone_handler(db, name, line, obj):
         return [Problem("error", "TOMBSTONE_INVALID", f"memory/v2/{name}", line, "tombstone without an id")]
     db.execute("INSERT OR REPLACE INTO tombstones VALUES (?,?,?,?)",
                (obj["id"], obj.get("kind"), line, json.dumps(obj, ensure_ascii=False)))
+    db.execute("INSERT INTO changes (key) VALUES (?)", ("t:" + obj["id"],))
     return ()
 
 

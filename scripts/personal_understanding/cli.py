@@ -73,9 +73,11 @@ def build_parser(command):
             kwargs["type"] = _json_arg
         if param.enum:
             kwargs["choices"] = list(param.enum)
-        if param.positional:
-            kwargs.pop("dest")
-            parser.add_argument(param.name, nargs="?", **kwargs)
+        if param.positional:  # both spellings: `script.py VALUE` and `script.py --name VALUE`
+            group = parser.add_mutually_exclusive_group()
+            group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=param.help,
+                               type=kwargs.get("type"))
+            group.add_argument(param.cli_flag, **kwargs)
         else:
             parser.add_argument(param.cli_flag, **kwargs)
     return parser
@@ -112,9 +114,9 @@ def collect_arguments(command, ns):
         if not param.cli:
             continue
         value = getattr(ns, param.name, None)
+        if value is None and param.positional:
+            value = getattr(ns, f"_{param.name}_pos", None)
         if param.text:
-            if value is None and param.positional:
-                value = getattr(ns, f"_{param.name}_pos", None)
             path = getattr(ns, f"_{param.name}_file", None)
             if path is not None:
                 value = decode_utf8(_read_bytes(path), param.name)

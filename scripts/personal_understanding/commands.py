@@ -378,6 +378,85 @@ COMMANDS += [
     ),
 ]
 
+_GATE = (Param("capture_id", S, "The current turn's capture id (interactive reads cite it)."),
+         Param("maintenance", B, "A read outside a user turn (audits, tools); traced as maintenance.", default=False))
+
+COMMANDS += [
+    Command(
+        name="retrieve_v2", tool="personal_retrieve",
+        summary="Recall: probe the archive for a query (or read the words behind ids with level=deep).",
+        description="Finds what the user needs even when the words differ. Channels are scored separately "
+                    "(timeline, knowledge, entities, verbatim captures) and fused into `top`; entity aliases route to "
+                    "the records about that person; `associations` spread over the entity/concept graph from what the "
+                    "query hit, each with its `via` path. Time words in the query (上周, 去年夏天, last March) are "
+                    "resolved against as_of and boost matching rows; window filters by date overlap; as_of answers "
+                    "what was true then. Output is bounded (total/shown/truncated/next_offset) and every row says why "
+                    "it came up and whether it rests on the user's words. level=deep with ids returns the verbatim "
+                    "text or exact spans. A read cites the turn's capture_id, or says maintenance=true. 'Nothing "
+                    "found' is about what is saved, never proof that something did not happen.",
+        params=(Param("query", S, "What to look for, in the user's words or a clue.", positional=True),
+                Param("level", S, "probe (default) or deep.", default="probe", enum=("probe", "deep")),
+                Param("ids", A, "Record or capture ids: fetch them (probe) or read their words (deep)."),
+                Param("window", S, "Date window YYYY[-MM[-DD]] or A:B (either side may be empty)."),
+                Param("phase", S, "Only records of this life phase (childhood, university, ...)."),
+                Param("as_of", S, "Answer as of this date: states and decisions true then."),
+                Param("limit", I, "Rows in top.", default=10),
+                Param("offset", I, "Skip this many fused rows (paging).", default=0),
+                Param("expand", A, "Alternative phrasings to search too; they never become facts."),
+                Param("domain", S, "Only this life branch."),
+                Param("budget", I, "Approximate tokens of material to return (default 2000; deep 4000)."),
+                Param("per_episode", I, "At most this many rows from one conversation (0: no cap).", default=3))
+        + _GATE,
+        run="retrieval.probe:retrieve", read_only=True,
+        example="python3 scripts/retrieve_v2.py --query '妹妹的婚礼' --capture-id cap-...",
+        output=_obj(status=S, top=A, total=I, shown=I, truncated=B, trace_id=S),
+    ),
+    Command(
+        name="catalog_context", tool="personal_catalog",
+        summary="A compact map of the archive: life spine, current state, who is who, cards, due follow-ups.",
+        description="view=survey (default): life spine (pivotal and key events by phase), current state, entity "
+                    "directory (top by mentions, paged), context cards, due follow-ups, hypothesis stubs (the claim "
+                    "only when the query hits it), summary debt and audit counts; bounded in size whatever the "
+                    "archive size. view=routing groups records by life branch ranked against the query. view=full "
+                    "pages through every record (total/shown/next_offset).",
+        params=(Param("view", S, "survey, routing or full.", default="survey", enum=("survey", "routing", "full")),
+                Param("query", S, "Optional query to rank against."),
+                Param("offset", I, "Paging offset (entity directory, full view).", default=0),
+                Param("limit", I, "Page size for the full view.", default=100)) + _GATE,
+        run="retrieval.survey:catalog", read_only=True,
+        example="python3 scripts/catalog_context.py --view survey --maintenance",
+        output=_obj(view=S, bytes=I, trace_id=S),
+    ),
+    Command(
+        name="verify_quote", tool="personal_verify_quote",
+        summary="Check that a quotation is exactly in a capture, with its offsets.",
+        description="Exact-substring check of a quote against one capture's text. Use it before presenting "
+                    "anything as the user's own words; a quote that is not found must not be shown as a quotation.",
+        params=(Param("capture_id", S, "The capture to check against.", required=True),
+                Param("quote", S, "The exact quotation.", required=True)),
+        run="retrieval.deep:verify_quote", read_only=True, idempotent=True,
+        example="python3 scripts/verify_quote.py --capture-id cap-... --quote '有点舍不得'",
+        output=_obj(capture_id=S, found=B, offsets=A),
+    ),
+    Command(
+        name="import_history", tool="personal_import_history",
+        summary="Import conversation history (jsonl, locomo, chatgpt, text) as verbatim captures.",
+        description="Every message becomes a capture with its speaker, its side (the user's or the other party's) "
+                    "and its event time (occurred_at) kept apart from the save time. The jsonl format is one message "
+                    "per line {ref, speaker, text, occurred_at, session_id}; the output maps every ref to its capture "
+                    "id. Re-importing the same file adds nothing. Imported captures are closed as "
+                    "no-derivation-needed (kept verbatim for recall; derive on demand).",
+        params=(Param("file", S, "The file to import.", required=True, positional=True),
+                Param("format", S, "jsonl, locomo, chatgpt or text.", required=True,
+                      enum=("jsonl", "locomo", "chatgpt", "text")),
+                Param("user_speaker", S, "Which speaker is the archive's owner (default: per format)."),
+                Param("sample_ids", A, "locomo only: import just these samples.")),
+        run="history:import_history", idempotent=True,
+        example="python3 scripts/import_history.py chats.jsonl --format jsonl",
+        output=_obj(imported=I, already_present=I, mapping=O),
+    ),
+]
+
 BY_NAME = {c.name: c for c in COMMANDS}
 BY_TOOL = {c.tool: c for c in COMMANDS if c.mcp}
 

@@ -1,0 +1,425 @@
+"""The recall index: postings over records and captures, kept in the derived SQLite file.
+
+It follows the archive index's change log (records, captures and tombstones
+changed since the last sequence number it saw), so a new capture or record is
+searchable after an incremental update of its own document, never a rebuild.
+When the archive index is rebuilt (its generation changes) or the tokenizer
+changes (RECALL_VERSION), the recall tables are rebuilt from scratch.
+
+It also learns the archive lexicon: any 2-4 character CJK string that the
+dictionary cannot segment (a nickname, a pet, a game boss) and that occurs in at
+least two different documents becomes a word, and the document that first held
+it is re-indexed with it.
+"""
+
+import json
+
+from .. import paths, schema
+from ..archive_index import open_index
+from ..capture import read_capture
+from ..errors import PuError
+from .lexicon import Lexicon, normalize_word, stopwords
+from .tokenizer import content_tokens, tokenize
+
+RECALL_VERSION = "4"
+TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
+MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
+SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
+
+CHANNEL_OF_KIND = {
+    "event": "timeline", "state": "timeline", "decision": "timeline",
+    "fact": "knowledge", "preference": "knowledge", "rule": "knowledge", "model": "knowledge",
+    "value": "knowledge", "heuristic": "knowledge", "context": "knowledge", "fragment": "knowledge",
+    "hypothesis": "knowledge", "intent": "knowledge", "entity": "entities",
+}
+CHANNELS = ("timeline", "knowledge", "entities", "verbatim")
+TEXT_FIELDS = ("summary", "what_happened", "felt_then", "user_interpretation", "impact", "meaning_now", "claim",
+               "mechanism", "scope", "phase")
+LIST_FIELDS = ("aliases", "alternatives", "tags", "unresolved_referents")
+HIDDEN_STATUSES = ("redirected", "forgotten")
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS rdocs (
+    doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
+    date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
+    episode TEXT, fidelity TEXT, title TEXT, ngrams TEXT);
+CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
+CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rpost_doc ON rpost(doc);
+CREATE TABLE IF NOT EXISTS rterms (term TEXT PRIMARY KEY, df INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rstats (channel TEXT PRIMARY KEY, n INTEGER, total REAL);
+CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rwords (word TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
+"""
+_TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases")
+
+
+def date_range(start, end=None):
+    """Inclusive (from, to) days of a partial date span; (None, None) when unknown."""
+    if not isinstance(start, str) or not start:
+        return None, None
+    last = end if isinstance(end, str) and end else start
+    return _first_day(start), _last_day(last)
+
+
+def _first_day(value):
+    parts = value.split("-")
+    return "-".join(parts + ["01"] * (3 - len(parts)))
+
+
+def _last_day(value):
+    parts = value.split("-")
+    if len(parts) == 1:
+        return f"{parts[0]}-12-31"
+    if len(parts) == 2:
+        year, month = int(parts[0]), int(parts[1])
+        days = [31, 29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28,
+                31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return f"{parts[0]}-{parts[1]}-{days:02d}"
+    return value
+
+
+def record_text(rec):
+    """(title, body) that a record is found by."""
+    body = [rec.get(f) for f in TEXT_FIELDS if isinstance(rec.get(f), str)]
+    for field in LIST_FIELDS:
+        body += [v for v in rec.get(field) or () if isinstance(v, str)]
+    return rec.get("title") or "", "\n".join(body)
+
+
+def candidate_words(text, tokens=None):
+    """Strings the dictionary could not segment: runs of single CJK characters and mixed names."""
+    stop = stopwords("zh")
+    tokens = tokens if tokens is not None else tokenize(text)
+    out, run = set(), []
+    singles = sorted((t for t in tokens if t.kind == "cjk" and len(t.text) == 1 and t.text not in stop),
+                     key=lambda t: t.start)
+    for tok in singles:
+        if run and run[-1].end != tok.start:
+            _run_ngrams(run, out)
+            run = []
+        run.append(tok)
+    _run_ngrams(run, out)
+    out |= {t.text for t in tokens if t.kind == "mixed" and 2 <= len(t.text) <= 6}
+    return out
+
+
+def _run_ngrams(run, out):
+    if len(run) < 2:
+        return
+    chars = "".join(t.text for t in run)
+    for n in range(2, min(4, len(chars)) + 1):
+        for i in range(len(chars) - n + 1):
+            out.add(chars[i:i + n])
+
+
+def weighted_terms(text, lexicon, weight=1.0):
+    """{term: weight summed over occurrences}.
+
+    A long Chinese word also yields the dictionary words inside it (游泳馆 ->
+    游泳) and a mixed name its CJK part (鬼泣5 -> 鬼泣), each at half weight,
+    so a general word finds the specific one.
+    """
+    terms = {}
+    zh_stop = stopwords("zh")
+    for tok, term, w in content_tokens(text, lexicon):
+        terms[term] = terms.get(term, 0.0) + w * weight
+        if tok.kind == "mixed":
+            cjk = "".join(ch for ch in tok.text if ord(ch) > 0x2e7f)
+            if len(cjk) >= 2:
+                terms[cjk] = terms.get(cjk, 0.0) + MIXED_PART_WEIGHT * weight
+        elif tok.kind == "cjk" and not tok.oov and len(term) >= 3:
+            for size in range(2, len(term)):
+                for i in range(len(term) - size + 1):
+                    part = term[i:i + size]
+                    if part not in zh_stop and lexicon.known(part):
+                        terms[part] = terms.get(part, 0.0) + SUBWORD_WEIGHT * w * weight
+    return terms
+
+
+class RecallIndex:
+    def __init__(self, archive_index):
+        self.ai = archive_index
+        self.db = archive_index.db
+        self.db.executescript(_DDL)
+        self._lexicon = None
+        self._lexicon_words = -1
+
+    # --- lexicon ------------------------------------------------------------
+    def lexicon(self):
+        count = self.db.execute("SELECT COUNT(*) FROM rwords").fetchone()[0]
+        if self._lexicon is None or count != self._lexicon_words:
+            self._lexicon = Lexicon([r[0] for r in self.db.execute("SELECT word FROM rwords")])
+            self._lexicon_words = count
+        return self._lexicon
+
+    def archive_words(self):
+        return [r[0] for r in self.db.execute("SELECT word FROM rwords ORDER BY word")]
+
+    # --- catching up ----------------------------------------------------------
+    def _meta(self, key, default=None):
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def _set_meta(self, key, value):
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+
+    def _current(self):
+        return (self._meta("recall_version") == RECALL_VERSION
+                and self._meta("recall_generation") == str(self.ai.generation()))
+
+    def refresh(self):
+        """Index what changed since the last refresh. Returns the number of documents touched."""
+        seq = int(self._meta("recall_seq", "0")) if self._current() else -1
+        if seq >= 0 and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
+            return 0
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._current():
+                for table in _TABLES:
+                    self.db.execute(f"DELETE FROM {table}")
+                self._lexicon = None
+                seq = 0
+            else:
+                seq = int(self._meta("recall_seq", "0"))
+            changes = self.ai.changes_since(seq)
+            keys = list(dict.fromkeys(key for _seq, key in changes))
+            touched = 0
+            for key in keys:
+                touched += self._reindex(key)
+            if changes:
+                seq = changes[-1][0]
+            self._set_meta("recall_seq", seq)
+            self._set_meta("recall_version", RECALL_VERSION)
+            self._set_meta("recall_generation", self.ai.generation())
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self._lexicon = None
+            raise
+        return touched
+
+    def _reindex(self, key, learn=True):
+        """Rebuild one document. learn=False re-tokenizes with new words but leaves word counts alone."""
+        kind, item = key[0], key[2:]
+        if kind == "t":
+            return self._remove("r:" + item) + self._remove("c:" + item)
+        self._remove(key, keep_counts=not learn)
+        if kind == "r":
+            rec = self.ai.record(item)
+            if rec is None or rec.get("status") in HIDDEN_STATUSES or self.ai.tombstoned(item):
+                return 1
+            self._add_record(rec, learn)
+        elif kind == "c":
+            row = self.ai.capture(item)
+            if row is None or row.get("status") == "forgotten" or row.get("kind") != "text":
+                return 1
+            try:
+                doc = read_capture(self.ai.root, row["path"])
+            except PuError:
+                return 1
+            self._add_capture(row, doc, learn)
+        return 1
+
+    def _add_record(self, rec, learn):
+        channel = CHANNEL_OF_KIND.get(rec.get("kind"), "knowledge")
+        if rec.get("kind") == "entity":
+            if rec.get("entity_type") == "concept":
+                channel = "knowledge"
+            names = [rec.get("title")] + list(rec.get("aliases") or ())
+            self.db.executemany("INSERT OR IGNORE INTO raliases VALUES (?, ?)",
+                                [(normalize_word(n), rec["id"]) for n in names if isinstance(n, str) and n.strip()])
+        title, body = record_text(rec)
+        lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
+        cited = sorted(schema.cited_captures(rec))
+        episode = self._episode(cited[0]) if cited else rec["id"]
+        fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
+        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
+                rec.get("domain"), rec.get("phase"), episode, fidelity, title)
+        self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
+
+    def _episode(self, capture_id):
+        row = self.ai.capture(capture_id)
+        return (row or {}).get("session_id") or capture_id
+
+    def _add_capture(self, row, doc, learn):
+        when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
+        meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
+                row.get("session_id") or row["capture_id"], "verbatim", (doc.get("text") or "")[:80])
+        self._add("c:" + row["capture_id"], [(doc.get("text") or "", 1.0)], meta, learn)
+
+    def _add(self, key, parts, meta, learn):
+        lex = self.lexicon()
+        terms, grams = {}, set()
+        for text, weight in parts:
+            if not text:
+                continue
+            for term, w in weighted_terms(text, lex, weight).items():
+                terms[term] = terms.get(term, 0.0) + w
+            grams |= candidate_words(text, tokenize(text, lex))
+        promoted = self._count_grams(key, grams) if learn else []
+        if promoted:
+            lex = self.lexicon()
+            terms = {}
+            for text, weight in parts:
+                for term, w in weighted_terms(text, lex, weight).items():
+                    terms[term] = terms.get(term, 0.0) + w
+        length = sum(terms.values())
+        cur = self.db.execute(
+            "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
+            " episode, fidelity, title, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False)))
+        doc = cur.lastrowid
+        self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?)", [(t, doc, tf) for t, tf in terms.items()])
+        self.db.executemany("INSERT INTO rterms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
+                            [(t,) for t in terms])
+        self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
+                        (meta[0], length, length))
+        for first in promoted:
+            if first != key:
+                self._reindex(first, learn=False)
+
+    def _count_grams(self, key, grams):
+        """Count candidate words; those reaching two documents become archive words."""
+        promoted = []
+        for gram in grams:
+            row = self.db.execute("SELECT df, first FROM rngrams WHERE ngram=?", (gram,)).fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO rngrams VALUES (?, 1, ?)", (gram, key))
+                continue
+            self.db.execute("UPDATE rngrams SET df = df + 1 WHERE ngram=?", (gram,))
+            if row[0] + 1 == 2:
+                self.db.execute("INSERT OR IGNORE INTO rwords VALUES (?)", (gram,))
+                promoted.append(row[1])
+        return list(dict.fromkeys(promoted))
+
+    def _remove(self, key, keep_counts=False):
+        row = self.db.execute("SELECT doc, channel, length, ngrams FROM rdocs WHERE key=?", (key,)).fetchone()
+        if row is None:
+            if key.startswith("r:"):
+                self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
+            return 0
+        doc, channel, length, grams = row
+        terms = [r[0] for r in self.db.execute("SELECT term FROM rpost WHERE doc=?", (doc,))]
+        self.db.executemany("UPDATE rterms SET df = df - 1 WHERE term=?", [(t,) for t in terms])
+        self.db.execute("DELETE FROM rterms WHERE df <= 0")
+        self.db.execute("DELETE FROM rpost WHERE doc=?", (doc,))
+        self.db.execute("DELETE FROM rdocs WHERE doc=?", (doc,))
+        self.db.execute("UPDATE rstats SET n = n - 1, total = total - ? WHERE channel=?", (length, channel))
+        for gram in () if keep_counts else json.loads(grams or "[]"):
+            self.db.execute("UPDATE rngrams SET df = df - 1 WHERE ngram=?", (gram,))
+            left = self.db.execute("SELECT df FROM rngrams WHERE ngram=?", (gram,)).fetchone()
+            if left is not None and left[0] < 2:
+                self.db.execute("DELETE FROM rwords WHERE word=?", (gram,))
+                if left[0] <= 0:
+                    self.db.execute("DELETE FROM rngrams WHERE ngram=?", (gram,))
+        if key.startswith("r:"):
+            self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
+        return 1
+
+    # --- queries --------------------------------------------------------------
+    def total_docs(self):
+        return self.db.execute("SELECT COALESCE(SUM(n), 0) FROM rstats").fetchone()[0]
+
+    def channel_stats(self):
+        return {ch: (n, (total / n) if n else 0.0) for ch, n, total in self.db.execute("SELECT channel, n, total FROM rstats")}
+
+    def df(self, terms):
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        return dict(self.db.execute(f"SELECT term, df FROM rterms WHERE term IN ({marks})", list(terms)))
+
+    def postings(self, terms):
+        """{term: [(doc, tf)]} for the given terms."""
+        out = {t: [] for t in terms}
+        if not terms:
+            return out
+        marks = ",".join("?" * len(terms))
+        for term, doc, tf in self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(terms)):
+            out[term].append((doc, tf))
+        return out
+
+    def docs(self, doc_ids):
+        out = {}
+        ids = list(doc_ids)
+        for i in range(0, len(ids), 900):
+            chunk = ids[i:i + 900]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(
+                    "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
+                    f" phase, episode, fidelity, title FROM rdocs WHERE doc IN ({marks})", chunk):
+                out[row[0]] = dict(zip(DOC_FIELDS, row))
+        return out
+
+    def doc_for_key(self, key):
+        row = self.db.execute(
+            "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
+            " phase, episode, fidelity, title FROM rdocs WHERE key=?", (key,)).fetchone()
+        return dict(zip(DOC_FIELDS, row)) if row else None
+
+    def docs_where(self, sql, args=(), limit=None):
+        tail = f" LIMIT {int(limit)}" if limit else ""
+        return [dict(zip(DOC_FIELDS, row)) for row in self.db.execute(
+            "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
+            f" phase, episode, fidelity, title FROM rdocs WHERE {sql}{tail}", args)]
+
+    def alias_hits(self, query):
+        """{entity_id: [aliases]} for entity names and aliases that occur in the query."""
+        norm = normalize_word(query)
+        spans = {norm[i:j] for i in range(len(norm)) for j in range(i + 1, min(len(norm), i + 12) + 1)}
+        spans = [s for s in spans if s.strip() == s and s]
+        hits = {}
+        for i in range(0, len(spans), 900):
+            chunk = spans[i:i + 900]
+            marks = ",".join("?" * len(chunk))
+            for alias, entity in self.db.execute(f"SELECT alias, entity FROM raliases WHERE alias IN ({marks})", chunk):
+                if _latin_boundary_ok(norm, alias):
+                    hits.setdefault(entity, []).append(alias)
+        return hits
+
+
+DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
+              "domain", "phase", "episode", "fidelity", "title")
+
+
+def _latin_boundary_ok(text, alias):
+    """A Latin alias must stand as whole words ("mom" is not in "moment")."""
+    if not alias[:1].isascii() and not alias[-1:].isascii():
+        return True
+    start = text.find(alias)
+    while start >= 0:
+        before = text[start - 1] if start else " "
+        after = text[start + len(alias)] if start + len(alias) < len(text) else " "
+        if not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum()):
+            return True
+        start = text.find(alias, start + 1)
+    return False
+
+
+_cache = {}
+
+
+def open_recall(root):
+    """The archive index, caught up, with its recall index caught up too."""
+    ai = open_index(root)
+    key = (str(ai.path), id(ai))
+    recall = _cache.get(key)
+    if recall is None:
+        _cache.clear()
+        recall = _cache[key] = RecallIndex(ai)
+    recall.refresh()
+    return recall
+
+
+def rebuild(root):
+    """Drop and rebuild the recall tables (rebuild_views)."""
+    recall = open_recall(root)
+    recall.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_generation', 'recall_seq')")
+    recall.refresh()
+    return recall.total_docs()
+
+
+def index_path(root):
+    return paths.index_db_path(root)

@@ -1,0 +1,86 @@
+"""How recalled items are shown: compact rows that end at the user's own words."""
+
+from ..capture import read_capture
+from ..errors import PuError
+
+SUMMARY_CHARS = 200
+SNIPPET_CHARS = 160
+
+
+def _short(text, limit):
+    text = text or ""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def fidelity_of(rec):
+    if rec.get("fidelity") == "summary_only":
+        return "summary_only"
+    if rec.get("capture_ids") or rec.get("verbatim_refs") or rec.get("attachment_capture_id"):
+        return rec.get("fidelity") or "verbatim"
+    return "card"
+
+
+def build_row(ai, rec):
+    """A record as a recall row: what it says, when, how sure, and which words back it."""
+    row = {
+        "id": rec["id"], "kind": rec.get("kind"), "title": rec.get("title"),
+        "summary": _short(rec.get("summary"), SUMMARY_CHARS), "status": rec.get("status"),
+        "layer": rec.get("layer"), "salience": rec.get("salience"), "domain": rec.get("domain"),
+        "date": {k: rec[k] for k in ("date_start", "date_end", "date_precision", "phase") if rec.get(k)},
+        "capture_ids": sorted(set(rec.get("capture_ids") or ()) | {r.get("capture_id") for r in rec.get("verbatim_refs") or ()}),
+        "evidence_fidelity": fidelity_of(rec),
+    }
+    if rec.get("kind") == "entity":
+        row["entity_type"] = rec.get("entity_type")
+        row["aliases"] = rec.get("aliases") or []
+    if rec.get("redirected_from"):
+        row["redirected_from"] = rec["redirected_from"]
+    if row["evidence_fidelity"] == "summary_only":
+        row["note"] = "This comes from an old summary, not the user's words."
+    quotes = [r.get("quote") for r in rec.get("verbatim_refs") or () if r.get("quote")]
+    if quotes:
+        row["quotes"] = [_short(q, SNIPPET_CHARS) for q in quotes[:3]]
+    if rec.get("status") == "superseded" and rec.get("superseded_by"):
+        successor = ai.record(rec["superseded_by"]) or {}
+        row["successor"] = {"id": successor.get("id"), "title": successor.get("title"), "status": successor.get("status"),
+                            "date_start": successor.get("date_start")}
+    if rec.get("contradicts"):
+        row["contradicts"] = rec["contradicts"]
+    return row
+
+
+def hypothesis_stub(rec):
+    """Hypotheses the query did not hit show only that they exist."""
+    return {"id": rec["id"], "kind": rec.get("kind"), "status": rec.get("status"), "confidence": rec.get("confidence"),
+            "stub": True, "evidence_fidelity": "model_hypothesis", "title": None, "summary": None}
+
+
+def snippet(text, terms, limit=SNIPPET_CHARS):
+    """A window of the capture around the longest matched term, else its start."""
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    lower = text.casefold()
+    at = -1
+    for term in sorted(terms or (), key=len, reverse=True):
+        at = lower.find(term)
+        if at >= 0:
+            break
+    start = max(0, min(at - limit // 3, len(text) - limit)) if at >= 0 else 0
+    piece = text[start:start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
+
+
+def capture_row(ai, capture_id, terms=()):
+    row = ai.capture(capture_id) or {}
+    try:
+        text = read_capture(ai.root, row["path"]).get("text") or ""
+    except (PuError, KeyError):
+        text = ""
+    return {
+        "id": capture_id, "kind": "capture", "title": None, "snippet": snippet(text, terms),
+        "speaker": row.get("speaker"), "occurred_at": row.get("occurred_at"), "captured_at": row.get("captured_at"),
+        "session_id": row.get("session_id"), "source": row.get("source"), "source_ref": row.get("source_ref"),
+        "capture_ids": [capture_id], "evidence_fidelity": "verbatim", "utf8_sha256": row.get("utf8_sha256"),
+        "derived_records": ai.records_citing(capture_id)[:10],
+    }

@@ -1,0 +1,477 @@
+"""Time expressions in recall queries, resolved against an anchor date.
+
+`resolve(text, as_of)` finds expressions such as 上周, 去年夏天, 2025年3月5日,
+"two weeks ago" or "in March" and turns each into an inclusive date range. A
+resolution is a reading of the query, never a fact: callers record it in the
+retrieval trace and use it to narrow or boost candidates. `strip_expressions`
+removes them so the rest of the query can be searched as words;
+`parse_window` reads the CLI's explicit --window.
+
+Semantics where usage is ambiguous (as_of is "today"):
+- Weeks run Monday to Sunday; 上周/last week is the whole previous week.
+- Bare month (三月, "in March"): the most recent such month that has started by
+  as_of (in 2026-03 it is March 2026, in 2026-02 March 2025). "this March" is
+  in as_of's year, "last March" the latest one before the current month,
+  "next March" the first one after it.
+- Month and day without a year (3月5日, "March 5"): the most recent such date
+  on or before as_of, because recall looks backwards.
+- Seasons are Northern-hemisphere meteorological (Mar-May, Jun-Aug, Sep-Nov,
+  Dec-Feb); a winter belongs to the year of its December. Bare season (夏天,
+  "in the summer"): the most recent one that has started by as_of.
+  今年/this <season>: the one containing as_of, else the one in as_of's year;
+  去年/前年/明年 shift that by whole years. English "last summer" is the most
+  recent summer that has ended, "next summer" the first that has not begun.
+- "Few" (几, 好几, 前几天, a few, several) means 2 to 6 units: 几年前 is the
+  years 6 to 2 back, precision "range". "A couple" is 2.
+- Recently (最近, 近来, 这阵子, lately, recently, these days): as_of minus 30
+  days through as_of. The past few days (这几天, 这两天, the past few days):
+  as_of minus 6 days through as_of. The past N units (最近三天, 过去一年, the
+  past 2 weeks): from the same day N units back through as_of.
+- N units ago is the whole calendar unit N back (三个月前 is a month). 半年前 is
+  the month six back; 半个月前 the week holding the day 15 days back.
+- kind is "absolute" only when the text names the year (2019年, March 2025,
+  2025-03-05); everything anchored on as_of is "relative".
+- Life phases (小时候, 上大学的时候) are not dates and are left alone.
+"""
+
+import calendar
+import datetime as _dt
+import re
+
+from ..errors import PuError
+
+OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
+FEW = (2, 6)
+RECENT_DAYS = 30
+FEW_DAYS = 6
+_TD = _dt.timedelta
+
+# One character for one character, so offsets into the normalised text are
+# offsets into the caller's text.
+_WIDTH = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)}
+                       | {"－": "-", "／": "/", "：": ":", "．": ".", "，": ",", "\u3000": " "})
+_URL = re.compile(r"(?:[a-z][a-z0-9+.\-]*://|www\.)\S+|[\w.+\-]+@[\w\-]+\.[\w.]+", re.I)
+
+
+# ---------------------------------------------------------------- date arithmetic
+
+def _month(y, m, k=0):
+    if not 1 <= m <= 12:
+        raise ValueError(f"month {m}")
+    y, m0 = divmod(y * 12 + m - 1 + k, 12)
+    return _dt.date(y, m0 + 1, 1), _dt.date(y, m0 + 1, calendar.monthrange(y, m0 + 1)[1])
+
+
+def _year(y):
+    return _dt.date(y, 1, 1), _dt.date(y, 12, 31)
+
+
+def _unit(day, unit, k=0):
+    """The calendar unit holding `day`, moved by k units."""
+    if unit == "day":
+        return day + _TD(k), day + _TD(k)
+    if unit == "week":
+        mon = day - _TD(day.weekday()) + _TD(7 * k)
+        return mon, mon + _TD(6)
+    return _month(day.year, day.month, k) if unit == "month" else _year(day.year + k)
+
+
+def _ago(as_of, n, unit):
+    if n == "few":
+        return _unit(as_of, unit, -FEW[1])[0], _unit(as_of, unit, -FEW[0])[1], "range"
+    if n == "half":
+        if unit == "year":
+            return (*_month(as_of.year, as_of.month, -6), "month")
+        return (*_unit(as_of - _TD(15), "week"), "week") if unit == "month" else None
+    return (*_unit(as_of, unit, -n), unit)
+
+
+def _past(as_of, n, unit):
+    """From the same day n units back (month ends clamp) through as_of."""
+    n = FEW[1] if n == "few" else n
+    if not isinstance(n, int) or n < 1:
+        return None
+    if unit in ("day", "week"):
+        return as_of - _TD(n * (7 if unit == "week" else 1)), as_of, "range"
+    first, last = _month(as_of.year, as_of.month, -n * (12 if unit == "year" else 1))
+    return first.replace(day=min(as_of.day, last.day)), as_of, "range"
+
+
+def _season(label, m0):
+    return _dt.date(label, m0, 1), _month(label, m0, 2)[1]
+
+
+def _season_label(as_of, m0, mode):
+    if mode == "this":
+        held = [y for y in (as_of.year - 1, as_of.year)
+                if _season(y, m0)[0] <= as_of <= _season(y, m0)[1]]
+        return held[0] if held else as_of.year
+    if mode == "next":
+        label = as_of.year - 1
+        while _season(label, m0)[0] <= as_of:
+            label += 1
+        return label
+    label = as_of.year + 1
+    if mode == "last":  # the latest that has ended
+        while _season(label, m0)[1] >= as_of:
+            label -= 1
+    else:  # bare: the latest that has started
+        while _season(label, m0)[0] > as_of:
+            label -= 1
+    return label
+
+
+def _month_year(as_of, m, mode):
+    if mode == "last":
+        return as_of.year - (m >= as_of.month)
+    if mode == "next":
+        return as_of.year + (m <= as_of.month)
+    return as_of.year - (m > as_of.month) if mode == "bare" else as_of.year
+
+
+def _recent_date(as_of, m, d):
+    """Latest m/d on or before as_of; eight years back always reaches a Feb 29."""
+    for y in range(as_of.year, as_of.year - 9, -1):
+        try:
+            day = _dt.date(y, m, d)
+        except ValueError:
+            continue
+        if day <= as_of:
+            return day
+    raise ValueError(f"no day {m}/{d}")
+
+
+def _on(day, kind="relative"):
+    return day, day, "day", kind
+
+
+# ---------------------------------------------------------------- numbers
+
+_CN_DIGIT = dict(zip("〇零一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9)))
+_EN_NUM = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_EN_NUM.update({"a": 1, "an": 1, "a couple": 2, "a couple of": 2, "couple of": 2})
+_FEW_WORDS = {"几", "好几", "few", "a few", "several"}
+_CN_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week",
+            "月": "month", "年": "year"}
+
+
+def _key(s):
+    return re.sub(r"\s+", " ", s.strip().lower())
+
+
+def _num(s):
+    s = _key(s)
+    if s in _FEW_WORDS or s in ("半", "half a"):
+        return "few" if s in _FEW_WORDS else "half"
+    if s.isdigit():
+        return int(s)
+    if s in _EN_NUM:
+        return _EN_NUM[s]
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        return (_CN_DIGIT[tens] if tens else 1) * 10 + (_CN_DIGIT[ones] if ones else 0)
+    if len(s) == 4:  # 二〇二五
+        return int("".join(str(_CN_DIGIT[c]) for c in s))
+    return _CN_DIGIT[s]
+
+
+def _unit_of(word):
+    return _CN_UNIT.get(word) or word.lower().rstrip("s")
+
+
+# ---------------------------------------------------------------- Chinese rules
+
+_D = "一二三四五六七八九"
+_N_CN = rf"(?:[{_D}]?十[{_D}]?|[{_D}两〇零]|\d{{1,3}})"
+_MON_CN = rf"(?:1[0-2]|0?[1-9]|十[一二]?|[{_D}])"
+_DAY_CN = rf"(?:3[01]|[12]\d|0?[1-9]|三十一?|二十[{_D}]?|十[{_D}]?|[{_D}])"
+_NUM_BEFORE = rf"(?<![\d{_D}十〇零两百千万几第])"
+_UNIT_CN = r"(?P<u>天|日|周|星期|礼拜|月|年)"
+# Lookarounds keep common compounds out: 目前年轻 (前年), 然后天黑 (后天),
+# 马上周末 (上周), 看一下周围 (下周), 说明年龄 (明年), 日本月刊 (本月).
+_PREV = r"(?<![马早晚路身桌楼墙线网台面])上"
+_NEXT = r"(?<![一以如地底天楼手乡])下"
+_REL_PREFIX = rf"(?P<p>{_PREV}上|{_PREV}|这|(?<!日)本|{_NEXT}下|{_NEXT})"
+_PREFIX_OFF = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+_YEAR_OFF = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
+_DAY_OFF = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1,
+            "今天": 0, "今日": 0, "今晚": 0, "今早": 0, "今夜": 0, "明天": 1, "明日": 1,
+            "明晚": 1, "明早": 1, "后天": 2, "大后天": 3}
+_SEASON = {"春": 3, "夏": 6, "秋": 9, "冬": 12,
+           "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_NOT_PAST = r"(?<![提以之目此])"
+_NOT_AFTER = r"(?<![先之以然最午背随稍过])"
+_YREL = (rf"(?P<yr>大前年|{_NOT_PAST}前年|去年|今年|(?<![说聪透证表声])明年|{_NOT_AFTER}后年)"
+         r"(?![龄纪级轻份])")
+_YABS = r"(?<![A-Za-z0-9_\-/.:])(?P<ya>(?:19|20)\d{2}|[〇零一二三四五六七八九]{4})年"
+
+
+def _cn_year(m, as_of):
+    if m["ya"]:
+        year, kind, off = _num(m["ya"]), "absolute", None
+    else:
+        off = _YEAR_OFF[m["yr"]]
+        year, kind = as_of.year + off, "relative"
+    if m["s"]:
+        m0 = _SEASON[m["s"]]
+        label = year if off is None else _season_label(as_of, m0, "this") + off
+        return (*_season(label, m0), "season", kind)
+    if m["m"] and m["d"]:
+        return _on(_dt.date(year, _num(m["m"]), _num(m["d"])), kind)
+    if m["m"]:
+        return (*_month(year, _num(m["m"])), "month", kind)
+    return (*_year(year), "year", kind)
+
+
+def _cn_month_day(m, as_of):
+    mon = _num(m["m"])
+    if m["d"]:
+        return _on(_recent_date(as_of, mon, _num(m["d"])))
+    return (*_month(_month_year(as_of, mon, "bare"), mon), "month")
+
+
+def _cn_week(m, as_of):
+    lo, hi = _unit(as_of, "week", _PREFIX_OFF[m["p"]])
+    wd = m["wd"]
+    if not wd:
+        return lo, hi, "week"
+    if wd == "末":
+        return lo + _TD(5), hi, "range"
+    return _on(lo + _TD("一二三四五六日天".find(wd) if wd != "天" else 6))
+
+
+def _cn_month_rel(m, as_of):
+    lo, hi = _unit(as_of, "month", _PREFIX_OFF[m["p"]])
+    return _on(lo.replace(day=_num(m["d"]))) if m["d"] else (lo, hi, "month")
+
+
+def _cn_season(m, as_of):
+    m0 = _SEASON[m["s"]]
+    return (*_season(_season_label(as_of, m0, "this" if m["this"] else "bare"), m0), "season")
+
+
+def _cn_ago(m, as_of):
+    n = _num(m["n"])
+    if m["u"] == "月" and not m["ge"] and n in ("few", "half"):
+        return None  # 几月前 asks "before which month?"
+    return _ago(as_of, n, _unit_of(m["u"]))
+
+
+_CN_RULES = [
+    (rf"(?:{_YABS}|{_YREL})(?:的?(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?"
+     r"|的?(?P<s>[春夏秋冬])[天季])?", _cn_year),
+    # A bare month or season after 年 or 的 (25年3月, 每年三月, 小时候的夏天, 那个夏天)
+    # belongs to some other or every year, not to the latest one.
+    (rf"{_NUM_BEFORE}(?<![年的])(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_day),
+    (rf"{_REL_PREFIX}一?个?(?:周(?![围边到期年岁全遭刊报])|星期|礼拜)"
+     r"(?:(?P<wd>[一二三四五六日天]|末)(?![起直样般定些点次共切边致同个气空然才真生本子常]))?",
+     _cn_week),
+    (rf"{_REL_PREFIX}一?个?月(?![亮光球饼色票])(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_rel),
+    (r"(?<![年那每某的])(?<!那个)(?<!每个)(?<!某个)(?P<this>这个)?(?P<s>[春夏秋冬])[天季]", _cn_season),
+    (rf"(?P<w>大前天|{_NOT_PAST}前天|昨天|昨日|昨晚|昨夜|今天|今日|今晚|今早|今夜"
+     rf"|(?<![聪光透])明天|明日|明晚|明早|大后天|{_NOT_AFTER}后天)",
+     lambda m, a: _on(a + _TD(_DAY_OFF[m["w"]]))),
+    (rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
+    (r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
+    (rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?",
+     lambda m, a: _past(a, _num(m["n"]), _unit_of(m["u"]))),
+    (r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
+    (r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+]
+
+
+# ---------------------------------------------------------------- English rules
+
+def _w(body):
+    # Plain \b counts CJK as word characters, so 我yesterday would never match.
+    return rf"(?<![A-Za-z0-9_]){body}(?![A-Za-z0-9_]|[.,:/\-]\d)"
+
+
+_N_EN = (r"a\s+few|a\s+couple(?:\s+of)?|couple\s+of|half\s+a|few|several|\d{1,3}|an?"
+         r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
+_MON_EN = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+           r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY_EN = r"(?P<d>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YR_EN = r"(?P<y>(?:19|20)\d{2})"
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# Month words that are also names or ordinary words ("May I", "Jan said", "in
+# June" is fine): bare, they need a lead word; lowercase may/mar need a year.
+_AMBIGUOUS_MON = {"may", "mar", "march", "jan", "jun", "june", "aug", "august", "apr",
+                  "april", "sep", "oct", "nov", "dec", "feb", "jul"}
+_EN_DAY = {"today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0,
+           "this evening": 0, "yesterday": -1, "last night": -1,
+           "day before yesterday": -2, "tomorrow": 1, "day after tomorrow": 2}
+_EN_OFF = {"last": -1, "this past": -1, "this": 0, "next": 1, "this coming": 1,
+           "before last": -2, "after next": 2}
+_EN_MODE = {"last": "last", "this past": "last", "this": "this", "next": "next"}
+
+
+def _en_month(m, as_of):
+    g = m.groupdict()
+    tok, lead, year, day = g["mon"], _key(g.get("p") or ""), g.get("y"), g.get("d")
+    idx = _MONTHS.index(tok[:3].lower()) + 1
+    if not year and not lead:
+        if tok.lower() in _AMBIGUOUS_MON and not day:
+            return None
+        if tok in ("may", "mar"):
+            return None  # "may 5 people"
+    if day:
+        return _on(_dt.date(int(year), idx, int(day)), "absolute") if year \
+            else _on(_recent_date(as_of, idx, int(day)))
+    if year:
+        return (*_month(int(year), idx), "month", "absolute")
+    return (*_month(_month_year(as_of, idx, _EN_MODE.get(lead, "bare")), idx), "month")
+
+
+def _en_season(m, as_of):
+    m0, lead = _SEASON[m["s"].lower()], _key(m["p"] or "")
+    if m["y"]:
+        return (*_season(int(m["y"]), m0), "season", "absolute")
+    if not lead:
+        return None  # "I fall asleep", "summer camp"
+    return (*_season(_season_label(as_of, m0, _EN_MODE.get(lead, "bare")), m0), "season")
+
+
+def _en_rel_unit(m, as_of):
+    unit, off = m["u"].lower(), _EN_OFF[_key(m["p"])]
+    if unit == "weekend":
+        lo, hi = _unit(as_of, "week", off)
+        return lo + _TD(5), hi, "range"
+    return (*_unit(as_of, unit, off), unit)
+
+
+def _en_past(m, as_of):
+    if m["n"] is None and ("last" in m["p"].lower() or m["pl"]):
+        return None  # "the last day", "past years": no count, no window
+    return _past(as_of, _num(m["n"]) if m["n"] else 1, _unit_of(m["u"]))
+
+
+_EN_RULES = [
+    (_w(r"(?:the\s+)?(?P<w>day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight"
+        r"|yesterday|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))(?:['’]s)?"),
+     lambda m, a: _on(a + _TD(_EN_DAY[_key(m["w"])]))),
+    (_w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
+    (_w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
+     _en_rel_unit),
+    (_w(rf"(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?\s+ago"),
+     lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
+    (_w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
+        r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
+    (_w(r"lately|recently|these\s+days|nowadays|of\s+late"),
+     lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+    (_w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    (_w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    (_w(rf"(?:(?:in|during)\s+)?{_MON_EN},?\s+(?:of\s+)?{_YR_EN}"), _en_month),
+    (_w(rf"(?:(?P<p>in|during|last|this|next|early|late|mid)\s+(?:the\s+month\s+of\s+)?)?{_MON_EN}"),
+     _en_month),
+    (_w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
+        rf"(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YR_EN})?"), _en_season),
+    (_w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year)\s+{_YR_EN}"),
+     lambda m, a: (*_year(int(m["y"])), "year", "absolute")),
+]
+
+# Digits must stand alone: file_2025-03-05.txt and cap-2026-11-30-x are ids.
+_ISO_RULE = (
+    r"(?<![A-Za-z0-9_\-/.:#@])(?P<y>(?:19|20)\d{2})(?P<sep>[-/])(?P<m>\d{1,2})"
+    r"(?:(?P=sep)(?P<d>\d{1,2})(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?)?)?(?![A-Za-z0-9_\-/@#]|[.:]\w)",
+    lambda m, a: _on(_dt.date(int(m["y"]), int(m["m"]), int(m["d"])), "absolute") if m["d"]
+    else (*_month(int(m["y"]), int(m["m"])), "month", "absolute"),
+)
+
+_RULES = ([(re.compile(p), f) for p, f in _CN_RULES + [_ISO_RULE]]
+          + [(re.compile(p, re.I), f) for p, f in _EN_RULES])
+
+
+# ---------------------------------------------------------------- public API
+
+def resolve(text, as_of):
+    """Every time expression in `text`, in order, resolved against `as_of`.
+
+    Overlapping readings are settled longest first (2025年3月5日 is one
+    expression, not 2025年 + 3月 + 5日). Anything inside a URL or e-mail
+    address is ignored.
+    """
+    if isinstance(as_of, _dt.datetime):
+        as_of = as_of.date()
+    if not text:
+        return []
+    norm = text.translate(_WIDTH)
+    masked = [u.span() for u in _URL.finditer(norm)]
+    found = []
+    for rx, handler in _RULES:
+        for m in rx.finditer(norm):
+            s, e = m.span()
+            if s == e or any(ms < e and s < me for ms, me in masked):
+                continue
+            try:
+                got = handler(m, as_of)
+            except KeyError:
+                got = None
+            except (ValueError, OverflowError):
+                # 2025年2月29日 names no day, but it still holds its span so the
+                # 2月29日 inside it is not read as some other year's date.
+                got = ()
+            if got is not None:
+                found.append((s, e, got))
+    taken = []
+    for s, e, got in sorted(found, key=lambda c: (c[0] - c[1], c[0])):
+        if all(e <= ts or te <= s for ts, te, _ in taken):
+            taken.append((s, e, got))
+    return [
+        {"expression": text[s:e], "start": s, "end": e, "from": got[0].isoformat(),
+         "to": got[1].isoformat(), "precision": got[2], "kind": (got[3:] or ("relative",))[0]}
+        for s, e, got in sorted(taken, key=lambda c: c[0]) if got
+    ]
+
+
+def strip_expressions(text, found):
+    """`text` without the expressions in `found` (from `resolve` on the same text)."""
+    out = text
+    for f in sorted(found, key=lambda f: f["start"], reverse=True):
+        s, e = f["start"], f["end"]
+        if out[s:e] != f["expression"]:
+            continue
+        # Only two Latin words left touching need a space to stay apart.
+        pair = out[s - 1:s] + out[e:e + 1]
+        glue = " " if len(pair) == 2 and pair.isascii() and pair.isalnum() else ""
+        out = out[:s] + glue + out[e:]
+    out = re.sub(r"[ \t]{2,}", " ", out)
+    out = re.sub(r" +([,.!?;:，。！？；：、])", r"\1", out)
+    return re.sub(r"^[\s,，、;；:：]+|\s+$", "", out)
+
+
+_WINDOW_SIDE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
+_WINDOW_HINT = "Use YYYY, YYYY-MM, YYYY-MM-DD or FROM:TO with either side open, e.g. 2025-03 or 2024-06:."
+
+
+def _window_side(part, spec):
+    m = _WINDOW_SIDE.fullmatch(part)
+    try:
+        if m and m[3]:
+            return _on(_dt.date(int(m[1]), int(m[2]), int(m[3])))[:2]
+        if m:
+            return _month(int(m[1]), int(m[2])) if m[2] else _year(int(m[1]))
+    except ValueError:
+        pass
+    raise PuError("BAD_WINDOW", f"cannot read {part!r} in window {spec!r} as a date", _WINDOW_HINT)
+
+
+def parse_window(spec):
+    """`--window` value to an inclusive (from, to) pair of ISO dates; open sides are
+    OPEN_START / OPEN_END."""
+    raw = str(spec or "").strip().translate(_WIDTH)
+    if ":" not in raw:
+        if not raw:
+            raise PuError("BAD_WINDOW", "the window is empty", _WINDOW_HINT)
+        lo, hi = _window_side(raw, spec)
+        return lo.isoformat(), hi.isoformat()
+    left, _, right = (p.strip() for p in raw.partition(":"))
+    if ":" in right or not (left or right):
+        raise PuError("BAD_WINDOW", f"window {spec!r} needs one ':' and at least one date", _WINDOW_HINT)
+    lo = _window_side(left, spec)[0].isoformat() if left else OPEN_START
+    hi = _window_side(right, spec)[1].isoformat() if right else OPEN_END
+    if lo > hi:
+        raise PuError("BAD_WINDOW", f"window {spec!r} ends before it starts", _WINDOW_HINT)
+    return lo, hi

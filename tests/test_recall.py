@@ -1,0 +1,329 @@
+"""Recall: probe channels, aliases, associations, thresholds, time, privacy, traces, deep reads."""
+
+import json
+import os
+
+from tests.helpers import ArchiveTest, write
+
+from personal_understanding import capture, ledger, paths, receipts, records, timeutil
+from personal_understanding.errors import PuError
+from personal_understanding.retrieval import deep, probe as probe_mod
+from personal_understanding.retrieval.index import open_recall
+
+
+class RecallTest(ArchiveTest):
+    def say(self, text, turn=None, day=None):
+        turn = turn or f"t{len(os.listdir(os.path.join(self.root, 'memory', 'v2', 'records'))) }-{abs(hash(text)) % 10**8}"
+        receipts.preflight(self.root, text, turn_id=turn, tier="full")
+        cid = capture.capture_text(self.root, text, turn, now=timeutil.parse_instant(day) if day else None)["capture_id"]
+        return cid
+
+    def probe(self, query=None, **kwargs):
+        kwargs.setdefault("maintenance", True)
+        return probe_mod.probe(self.root, query, **kwargs)
+
+    def top_ids(self, out):
+        return [r["id"] for r in out["top"]]
+
+
+class GateAndTraceTest(RecallTest):
+    def test_reads_cite_a_capture_or_say_maintenance(self):
+        cid = self.say("我家的猫叫年糕，三岁了")
+        with self.assertRaises(PuError) as ctx:
+            probe_mod.probe(self.root, "年糕")
+        self.assertEqual(ctx.exception.code, "READ_GATE")
+        with self.assertRaises(PuError) as ctx:
+            probe_mod.probe(self.root, "年糕", capture_id="cap-nope")
+        self.assertEqual(ctx.exception.code, "READ_GATE")
+        out = probe_mod.probe(self.root, "年糕", capture_id=cid)
+        self.assertEqual(out["mode"], "turn")
+
+    def test_a_read_writes_only_its_trace_line(self):
+        self.say("我家的猫叫年糕，三岁了")
+        open_recall(self.root)
+        before = {k: v for k, v in self.snapshot().items() if "/traces/" not in k}
+        out = self.probe("年糕")
+        after = {k: v for k, v in self.snapshot().items() if "/traces/" not in k}
+        self.assertEqual(before, after)
+        day = timeutil.now().strftime("%Y-%m-%d")
+        lines = [json.loads(x) for x in paths.trace_path(self.root, day).read_text(encoding="utf-8").splitlines()]
+        trace = lines[-1]
+        self.assertEqual(trace["trace_id"], out["trace_id"])
+        self.assertEqual(trace["mode"], "maintenance")
+        self.assertIn("年糕", [t["term"] for t in trace["tokens"]])
+        self.assertEqual(trace["selected"], self.top_ids(out))
+        for key in ("held_back", "channels", "associations"):
+            self.assertIn(key, trace)
+
+
+class LexicalTest(RecallTest):
+    def test_channels_are_scored_separately_and_fused(self):
+        cid = self.say("下个月妹妹在杭州结婚，我得请假回去")
+        records.add_record(self.root, kind="event", title="妹妹在杭州结婚", capture_ids=[cid], date_start="2026-12")
+        records.add_record(self.root, kind="fact", title="老家在杭州", capture_ids=[cid])
+        out = self.probe("杭州")
+        self.assertEqual(set(out["channels"]), {"timeline", "knowledge", "entities", "verbatim"})
+        self.assertEqual(len(out["channels"]["timeline"]), 1)
+        self.assertEqual(len(out["channels"]["knowledge"]), 1)
+        self.assertEqual(out["channels"]["verbatim"][0]["id"], cid)
+        self.assertEqual(len(out["top"]), 3)
+        for row in out["top"]:
+            self.assertIn("杭州", row["why"]["matched"])
+
+    def test_archive_learns_names_no_dictionary_knows(self):
+        a = self.say("我家阿呆呆今天又拆家了")
+        b = self.say("阿呆呆最近胃口不好，带它去看了兽医")
+        recall = open_recall(self.root)
+        self.assertIn("阿呆呆", recall.archive_words())
+        out = self.probe("阿呆呆")
+        self.assertEqual(set(self.top_ids(out)[:2]), {a, b})
+        self.assertIn("阿呆呆", out["top"][0]["why"]["matched"])
+
+    def test_mixed_names_stay_whole_and_digits_are_not_content(self):
+        game = self.say("鬼泣5的维吉尔太难打了")
+        self.say("我5月5号去体检，结果还行")
+        out = self.probe("鬼泣5")
+        self.assertEqual(self.top_ids(out), [game])
+        out = self.probe("5")
+        self.assertEqual(out["top"], [])
+
+    def test_rarest_term_beats_common_words(self):
+        common = self.say("今天工作很忙，今天开会，今天加班，今天回家很晚，今天好累")
+        rare = self.say("今天去看了牙医")
+        out = self.probe("今天 牙医")
+        self.assertEqual(self.top_ids(out)[0], rare)
+        self.assertTrue(out["top"][0]["why"]["hits_rarest_term"])
+        self.assertNotIn(common, self.top_ids(out)[:1])
+
+    def test_a_general_word_finds_the_specific_one_but_not_the_reverse(self):
+        pool = self.say("今天去游泳馆练了一小时")
+        self.assertEqual(self.top_ids(self.probe("游泳")), [pool])
+        self.say("我在杭州读的大学")
+        out = self.probe("山东大学的录取通知书")
+        self.assertEqual(out["status"], "below_threshold")
+
+    def test_accidental_matches_are_held_back(self):
+        game = self.say("鬼泣5的维吉尔太难打了")
+        other = self.say("今天好难")
+        out = self.probe("维吉尔难不难打")
+        self.assertIn(game, self.top_ids(out))
+        self.assertNotIn(other, self.top_ids(out))
+        self.say("周末去爬山，风景很好")
+        out = self.probe("大学录取通知书寄到了吗")
+        self.assertIn(out["status"], ("no_match", "below_threshold"))
+        self.assertEqual(out["top"], [])
+        self.assertIn("never happened", out["note"])
+
+    def test_no_match_and_empty_archive_are_told_apart(self):
+        self.assertEqual(self.probe("随便")["status"], "empty_archive")
+        self.say("我喜欢喝乌龙茶")
+        out = self.probe("量子力学")
+        self.assertEqual(out["status"], "no_match")
+        self.assertIn("searched", out["scope"])
+
+
+class AliasAndAssociationTest(RecallTest):
+    def setUp(self):
+        super().setUp()
+        self.c1 = self.say("我妈上周住院了，做了个小手术")
+        self.mom = records.add_record(self.root, kind="entity", entity_type="person", title="妈妈", aliases=["妈", "老妈", "my mom"])["id"]
+        self.ev = records.add_record(self.root, kind="event", title="住院做小手术", capture_ids=[self.c1], entity_refs=[self.mom])["id"]
+
+    def test_alias_routes_to_the_entitys_records(self):
+        out = self.probe("老妈最近身体怎么样")
+        self.assertIn(self.ev, self.top_ids(out))
+        row = next(r for r in out["top"] if r["id"] == self.ev)
+        self.assertEqual(row["why"]["alias_route"]["entity"], self.mom)
+        out = self.probe("how is my mom doing")
+        self.assertIn(self.ev, self.top_ids(out))
+
+    def test_single_character_family_alias_routes_only_as_a_word(self):
+        out = self.probe("妈最近还好吗")
+        self.assertIn(self.ev, self.top_ids(out))
+        self.say("哥伦比亚的咖啡挺好喝")
+        records.add_record(self.root, kind="entity", entity_type="person", title="哥哥", aliases=["哥"])
+        out = self.probe("哥伦比亚")
+        self.assertFalse([r for r in out["top"] if r.get("why", {}).get("alias_route")])
+
+    def test_zero_overlap_recall_through_a_concept_card(self):
+        cid = self.say("我更喜欢浅烘的豆子，深烘的我喝不惯")
+        pref = records.add_record(self.root, kind="preference", title="偏好浅烘的豆子", capture_ids=[cid])["id"]
+        records.add_record(self.root, kind="entity", entity_type="concept", title="咖啡口味",
+                           aliases=["焦糊味", "烘焙", "苦味"], related_ids=[pref])
+        out = self.probe("这咖啡一股焦糊味")
+        assoc = {a["id"]: a for a in out["associations"]}
+        self.assertIn(pref, assoc)
+        self.assertEqual(assoc[pref]["via"][-1], pref)
+        self.assertGreater(len(assoc[pref]["via"]), 1)
+        self.assertIn(pref, self.top_ids(out))
+
+    def test_highly_private_records_only_on_a_direct_hit(self):
+        secret = records.add_record(self.root, kind="fact", title="手术是因为肿瘤", capture_ids=[self.c1],
+                                    entity_refs=[self.mom], sensitivity="highly-private")["id"]
+        out = self.probe("老妈")
+        self.assertNotIn(secret, self.top_ids(out) + [a["id"] for a in out["associations"]])
+        out = self.probe("肿瘤")
+        self.assertIn(secret, self.top_ids(out))
+
+
+class StatesAndHypothesesTest(RecallTest):
+    def test_superseded_state_comes_with_its_successor_and_as_of(self):
+        c1 = self.say("我有一台 Switch", day="2025-01-10")
+        old = records.add_record(self.root, kind="state", title="有一台 Switch", capture_ids=[c1], date_start="2024",
+                                 subject_key="owns-switch")["id"]
+        c2 = self.say("Switch 已经卖掉了")
+        new = records.update_state(self.root, id=old, capture_ids=[c2], title="Switch 卖掉了", date_start="2026-10")["id"]
+        out = self.probe("Switch")
+        ids = self.top_ids(out)
+        self.assertLess(ids.index(new), ids.index(old))
+        row = next(r for r in out["top"] if r["id"] == old)
+        self.assertEqual(row["successor"]["id"], new)
+        then = self.probe("Switch", as_of="2025-06-01")
+        self.assertIn(old, self.top_ids(then))
+        self.assertNotIn(new, self.top_ids(then))
+
+    def test_hypotheses_are_stubs_unless_the_query_hits_them(self):
+        from personal_understanding import hypotheses
+        c1 = self.say("周日晚上又焦虑上班", day="2026-10-04")
+        c2 = self.say("周日晚上心里发慌", day="2026-10-11")
+        e1 = records.add_record(self.root, kind="event", title="周日晚上焦虑", capture_ids=[c1], date_start="2026-10-04")["id"]
+        e2 = records.add_record(self.root, kind="event", title="周日晚上心慌", capture_ids=[c2], date_start="2026-10-11")["id"]
+        hyp = hypotheses.add_hypothesis(self.root, "例会让周日晚上焦虑", [e1, e2])["id"]
+        out = self.probe("例会")
+        row = next(r for r in out["top"] if r["id"] == hyp)
+        self.assertFalse(row.get("stub"))
+        survey = __import__("personal_understanding.retrieval.survey", fromlist=["catalog"]).catalog(
+            self.root, maintenance=True)
+        stub = next(h for h in survey["hypotheses"] if h["id"] == hyp)
+        self.assertNotIn("claim", stub)
+
+
+class BoundsAndFidelityTest(RecallTest):
+    def test_paging_and_budget(self):
+        for i in range(15):
+            self.say(f"第{i}次去游泳馆练自由泳")
+        out = self.probe("游泳", limit=5)
+        self.assertEqual((out["shown"], out["total"], out["truncated"], out["next_offset"]), (5, 15, True, 5))
+        page2 = self.probe("游泳", limit=5, offset=5)
+        self.assertFalse(set(self.top_ids(out)) & set(self.top_ids(page2)))
+        small = self.probe("游泳", limit=50, budget=100)
+        self.assertLess(small["shown"], 15)
+        self.assertTrue(small["truncated"])
+
+    def test_episode_cap_keeps_one_capture_from_filling_the_list(self):
+        cid = self.say("大学的时候参加了辩论队、合唱团、登山社和志愿者协会，大学生活很丰富")
+        for club in ("辩论队", "合唱团", "登山社", "志愿者协会"):
+            records.add_record(self.root, kind="event", title=f"大学参加{club}", capture_ids=[cid])
+        out = self.probe("大学", per_episode=2)
+        self.assertEqual(len(out["top"]), 2)
+        self.assertTrue(any("episode cap" in h["why"] for h in json.loads(
+            paths.trace_path(self.root, timeutil.now().strftime("%Y-%m-%d")).read_text(encoding="utf-8").splitlines()[-1])["held_back"]))
+
+    def test_summary_only_rows_are_flagged(self):
+        rid = records.add_record(self.root, kind="fact", title="以前在深圳工作过", fidelity="summary_only")["id"]
+        out = self.probe("深圳")
+        self.assertEqual(out["top"][0]["id"], rid)
+        self.assertEqual(out["top"][0]["evidence_fidelity"], "summary_only")
+        self.assertEqual(out["evidence_fidelity"], {"verbatim": 0, "summary_only": 1})
+        words = deep.deep(self.root, [rid], "maintenance")
+        self.assertEqual(words["items"][0]["verbatim"], [])
+        self.assertIn("summary", words["items"][0]["note"])
+
+
+class DeepTest(RecallTest):
+    def test_deep_returns_words_and_spans_and_quotes_verify(self):
+        text = "我妹妹小雨下个月在杭州结婚，我有点舍不得。"
+        cid = self.say(text)
+        rid = records.add_record(self.root, kind="event", title="小雨结婚", capture_ids=[cid],
+                                 verbatim_refs=[{"capture_id": cid, "start": 0, "end": 13}])["id"]
+        out = probe_mod.retrieve(self.root, level="deep", ids=[rid, cid], maintenance=True)
+        spans = out["items"][0]["verbatim"][0]["spans"]
+        self.assertEqual(spans[0]["quote"], text[:13])
+        self.assertEqual(out["items"][1]["verbatim"][0]["text"], text)
+        self.assertEqual(len(out["items"][1]["verbatim"][0]["utf8_sha256"]), 64)
+        ok = deep.verify_quote(self.root, cid, "有点舍不得")
+        self.assertEqual((ok["found"], ok["offsets"]), (True, [[15, 20]]))
+        self.assertFalse(deep.verify_quote(self.root, cid, "很舍不得")["found"])
+
+
+class TimeTest(RecallTest):
+    def test_window_filters_and_browses(self):
+        c = self.say("记录一些往事")
+        old = records.add_record(self.root, kind="event", title="高考", capture_ids=[c], date_start="2015-06",
+                                 phase="high school", salience=3)["id"]
+        mid = records.add_record(self.root, kind="event", title="大学毕业", capture_ids=[c], date_start="2019-06",
+                                 phase="university", salience=3)["id"]
+        out = self.probe(window="2019")
+        self.assertEqual(self.top_ids(out), [mid])
+        out = self.probe("高考", window="2018:2020")
+        self.assertNotIn(old, self.top_ids(out))
+        out = self.probe(phase="high school")
+        self.assertEqual(self.top_ids(out), [old])
+
+    def test_relative_time_in_the_query_boosts_and_is_traced(self):
+        c = self.say("和朋友去吃火锅")
+        recent = records.add_record(self.root, kind="event", title="和朋友吃火锅", capture_ids=[c], date_start="2026-11-20")["id"]
+        older = records.add_record(self.root, kind="event", title="和同事吃火锅", capture_ids=[c], date_start="2026-03-02")["id"]
+        out = self.probe("上周吃火锅", as_of="2026-11-27")
+        self.assertEqual(out["time"][0]["expression"], "上周")
+        self.assertEqual(self.top_ids(out)[0], recent)
+        self.assertIn(older, self.top_ids(out))
+
+
+class ImportAndCatalogTest(RecallTest):
+    def test_import_jsonl_is_verbatim_idempotent_and_mapped(self):
+        lines = [{"ref": "m1", "speaker": "Ana", "text": "I adopted a greyhound named Pixel!", "occurred_at": "2023-05-08T13:56:00Z", "session_id": "s1"},
+                 {"ref": "m2", "speaker": "Ben", "text": "Pixel is a great name for a dog.", "occurred_at": "2023-05-08T13:57:00Z", "session_id": "s1"}]
+        path = write(os.path.join(self.tmp, "h.jsonl"), "\n".join(json.dumps(x) for x in lines) + "\n")
+        from personal_understanding import history
+        out = history.import_history(self.root, "jsonl", path, user_speaker="Ana")
+        self.assertEqual((out["imported"], sorted(out["mapping"])), (2, ["m1", "m2"]))
+        again = history.import_history(self.root, "jsonl", path, user_speaker="Ana")
+        self.assertEqual((again["imported"], again["already_present"]), (0, 2))
+        self.assertEqual(again["mapping"], out["mapping"])
+        res = self.probe("greyhound")
+        row = res["top"][0]
+        self.assertEqual((row["id"], row["speaker"], row["occurred_at"]), (out["mapping"]["m1"], "Ana", "2023-05-08T13:56:00Z"))
+        self.assertEqual(row["source_ref"], "m1")
+        from personal_understanding import validate, gate
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+        receipts.preflight(self.root, "thanks", turn_id="x", tier="skip")
+        self.assertEqual(gate.session_check(self.root, "x")["pending_capture_ids"], [])
+
+    def test_survey_routing_and_full(self):
+        from personal_understanding.retrieval.survey import catalog
+        c = self.say("我在杭州读的大学，学的是建筑")
+        uni = records.add_record(self.root, kind="event", title="在杭州读大学", capture_ids=[c], salience=3,
+                                 phase="university", domain="education-career")["id"]
+        ent = records.add_record(self.root, kind="entity", entity_type="place", title="杭州")["id"]
+        records.add_record(self.root, kind="fact", title="学建筑", capture_ids=[c], entity_refs=[ent], domain="education-career")
+        out = catalog(self.root, maintenance=True)
+        self.assertEqual(out["life_spine"]["university"][0]["id"], uni)
+        self.assertEqual(out["entity_directory"]["items"][0]["id"], ent)
+        self.assertLess(out["bytes"], 40_000)
+        routing = catalog(self.root, view="routing", query="建筑", maintenance=True)
+        self.assertEqual(routing["domains"][0]["domain"], "education-career")
+        page = catalog(self.root, view="full", limit=2, maintenance=True)
+        self.assertEqual((page["total"], page["shown"], page["next_offset"]), (3, 2, 2))
+
+    def test_preflight_carries_a_bounded_context(self):
+        self.say("我最近在准备考研，压力很大" * 60)
+        out = receipts.preflight(self.root, "今天又复习到很晚", turn_id="t-new", tier="full")
+        ctx = out["context"]
+        self.assertEqual(len(ctx["recent_captures"]), 1)
+        self.assertTrue(ctx["recent_captures"][0]["partial"])
+        self.assertGreater(ctx["recent_captures"][0]["omitted_chars"], 0)
+        self.assertLessEqual(ctx["used_chars"], ctx["budget_chars"])
+
+
+class IndexLifecycleTest(RecallTest):
+    def test_new_material_is_searchable_at_once_and_views_rebuild(self):
+        self.say("第一次学做蛋挞")
+        self.probe("蛋挞")
+        cid = self.say("蛋挞第二次就成功了")
+        self.assertIn(cid, self.top_ids(self.probe("蛋挞")))
+        from personal_understanding import archive_index
+        archive_index.forget_cached()
+        for p in paths.views_dir(self.root).iterdir():
+            p.unlink()
+        self.assertIn(cid, self.top_ids(self.probe("蛋挞")))

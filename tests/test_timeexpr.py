@@ -1,0 +1,400 @@
+"""Time expressions in recall queries: resolution, boundaries, false positives, windows."""
+
+import datetime
+import unittest
+
+import tests  # noqa: F401  (puts scripts/ on sys.path)
+from personal_understanding.errors import PuError
+from personal_understanding.retrieval.timeexpr import (
+    OPEN_END,
+    OPEN_START,
+    parse_window,
+    resolve,
+    strip_expressions,
+)
+
+D = datetime.date
+WED = D(2026, 3, 4)  # a Wednesday, four days into March and into spring
+SAT = D(2026, 1, 10)  # a Saturday in January, inside a winter that began last year
+NYE = D(2025, 12, 31)  # a Wednesday whose week runs into the next year
+LEAP = D(2024, 3, 15)  # the month after a 29-day February
+
+# (text, as_of, from, to, precision, kind); the whole text is the one expression.
+TABLE = [
+    # days
+    ("今天", WED, "2026-03-04", "2026-03-04", "day", "relative"),
+    ("昨天", WED, "2026-03-03", "2026-03-03", "day", "relative"),
+    ("前天", WED, "2026-03-02", "2026-03-02", "day", "relative"),
+    ("大前天", WED, "2026-03-01", "2026-03-01", "day", "relative"),
+    ("明天", WED, "2026-03-05", "2026-03-05", "day", "relative"),
+    ("后天", WED, "2026-03-06", "2026-03-06", "day", "relative"),
+    ("昨晚", WED, "2026-03-03", "2026-03-03", "day", "relative"),
+    ("today", WED, "2026-03-04", "2026-03-04", "day", "relative"),
+    ("yesterday", WED, "2026-03-03", "2026-03-03", "day", "relative"),
+    ("the day before yesterday", WED, "2026-03-02", "2026-03-02", "day", "relative"),
+    ("tomorrow", WED, "2026-03-05", "2026-03-05", "day", "relative"),
+    ("last night", WED, "2026-03-03", "2026-03-03", "day", "relative"),
+    ("Today", WED, "2026-03-04", "2026-03-04", "day", "relative"),
+    # weeks (Monday first)
+    ("上周", WED, "2026-02-23", "2026-03-01", "week", "relative"),
+    ("上个星期", WED, "2026-02-23", "2026-03-01", "week", "relative"),
+    ("上礼拜", WED, "2026-02-23", "2026-03-01", "week", "relative"),
+    ("上上周", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("这周", WED, "2026-03-02", "2026-03-08", "week", "relative"),
+    ("本周", WED, "2026-03-02", "2026-03-08", "week", "relative"),
+    ("这个星期", WED, "2026-03-02", "2026-03-08", "week", "relative"),
+    ("下周", WED, "2026-03-09", "2026-03-15", "week", "relative"),
+    ("下个礼拜", WED, "2026-03-09", "2026-03-15", "week", "relative"),
+    ("上周三", WED, "2026-02-25", "2026-02-25", "day", "relative"),
+    ("上周日", WED, "2026-03-01", "2026-03-01", "day", "relative"),
+    ("这个星期天", WED, "2026-03-08", "2026-03-08", "day", "relative"),
+    ("下周一", WED, "2026-03-09", "2026-03-09", "day", "relative"),
+    ("这周末", WED, "2026-03-07", "2026-03-08", "range", "relative"),
+    ("last week", WED, "2026-02-23", "2026-03-01", "week", "relative"),
+    ("this week", WED, "2026-03-02", "2026-03-08", "week", "relative"),
+    ("next week", WED, "2026-03-09", "2026-03-15", "week", "relative"),
+    ("the week before last", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("last weekend", WED, "2026-02-28", "2026-03-01", "range", "relative"),
+    # months
+    ("上个月", WED, "2026-02-01", "2026-02-28", "month", "relative"),
+    ("上月", WED, "2026-02-01", "2026-02-28", "month", "relative"),
+    ("这个月", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("本月", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("下个月", WED, "2026-04-01", "2026-04-30", "month", "relative"),
+    ("上上个月", WED, "2026-01-01", "2026-01-31", "month", "relative"),
+    ("上个月5号", WED, "2026-02-05", "2026-02-05", "day", "relative"),
+    ("last month", WED, "2026-02-01", "2026-02-28", "month", "relative"),
+    ("this month", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("next month", WED, "2026-04-01", "2026-04-30", "month", "relative"),
+    ("the month before last", WED, "2026-01-01", "2026-01-31", "month", "relative"),
+    # years
+    ("去年", WED, "2025-01-01", "2025-12-31", "year", "relative"),
+    ("今年", WED, "2026-01-01", "2026-12-31", "year", "relative"),
+    ("前年", WED, "2024-01-01", "2024-12-31", "year", "relative"),
+    ("大前年", WED, "2023-01-01", "2023-12-31", "year", "relative"),
+    ("明年", WED, "2027-01-01", "2027-12-31", "year", "relative"),
+    ("last year", WED, "2025-01-01", "2025-12-31", "year", "relative"),
+    ("this year", WED, "2026-01-01", "2026-12-31", "year", "relative"),
+    ("next year", WED, "2027-01-01", "2027-12-31", "year", "relative"),
+    ("the year before last", WED, "2024-01-01", "2024-12-31", "year", "relative"),
+    ("2019年", WED, "2019-01-01", "2019-12-31", "year", "absolute"),
+    ("二〇一九年", WED, "2019-01-01", "2019-12-31", "year", "absolute"),
+    ("in 2019", WED, "2019-01-01", "2019-12-31", "year", "absolute"),
+    ("back in 2019", WED, "2019-01-01", "2019-12-31", "year", "absolute"),
+    ("the year 2019", WED, "2019-01-01", "2019-12-31", "year", "absolute"),
+    # seasons
+    ("去年夏天", WED, "2025-06-01", "2025-08-31", "season", "relative"),
+    ("今年春天", WED, "2026-03-01", "2026-05-31", "season", "relative"),
+    ("今年的夏天", WED, "2026-06-01", "2026-08-31", "season", "relative"),
+    ("前年秋天", WED, "2024-09-01", "2024-11-30", "season", "relative"),
+    ("夏天", WED, "2025-06-01", "2025-08-31", "season", "relative"),
+    ("春天", WED, "2026-03-01", "2026-05-31", "season", "relative"),
+    ("秋季", WED, "2025-09-01", "2025-11-30", "season", "relative"),
+    ("冬天", WED, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("这个冬天", WED, "2026-12-01", "2027-02-28", "season", "relative"),
+    ("2024年夏天", WED, "2024-06-01", "2024-08-31", "season", "absolute"),
+    ("last summer", WED, "2025-06-01", "2025-08-31", "season", "relative"),
+    ("this winter", WED, "2026-12-01", "2027-02-28", "season", "relative"),
+    ("last winter", WED, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("next summer", WED, "2026-06-01", "2026-08-31", "season", "relative"),
+    ("last fall", WED, "2025-09-01", "2025-11-30", "season", "relative"),
+    ("in the summer", WED, "2025-06-01", "2025-08-31", "season", "relative"),
+    ("summer 2019", WED, "2019-06-01", "2019-08-31", "season", "absolute"),
+    ("in the fall of 2019", WED, "2019-09-01", "2019-11-30", "season", "absolute"),
+    # named months and dates
+    ("三月", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("3月", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("三月份", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("四月", WED, "2025-04-01", "2025-04-30", "month", "relative"),
+    ("十二月", WED, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("十一月", WED, "2025-11-01", "2025-11-30", "month", "relative"),
+    ("12月", WED, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("2025年3月", WED, "2025-03-01", "2025-03-31", "month", "absolute"),
+    ("2025年3月5日", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("2025年十二月三十一日", WED, "2025-12-31", "2025-12-31", "day", "absolute"),
+    ("去年3月", WED, "2025-03-01", "2025-03-31", "month", "relative"),
+    ("今年三月五号", WED, "2026-03-05", "2026-03-05", "day", "relative"),
+    ("3月5日", WED, "2025-03-05", "2025-03-05", "day", "relative"),
+    ("3月4号", WED, "2026-03-04", "2026-03-04", "day", "relative"),
+    ("十二月二十五日", WED, "2025-12-25", "2025-12-25", "day", "relative"),
+    ("２０２５年３月５日", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("in March", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("in May", WED, "2025-05-01", "2025-05-31", "month", "relative"),
+    ("December", WED, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("last March", WED, "2025-03-01", "2025-03-31", "month", "relative"),
+    ("next March", WED, "2027-03-01", "2027-03-31", "month", "relative"),
+    ("this March", WED, "2026-03-01", "2026-03-31", "month", "relative"),
+    ("March 2025", WED, "2025-03-01", "2025-03-31", "month", "absolute"),
+    ("Dec 2025", WED, "2025-12-01", "2025-12-31", "month", "absolute"),
+    ("March 5", WED, "2025-03-05", "2025-03-05", "day", "relative"),
+    ("March 3rd", WED, "2026-03-03", "2026-03-03", "day", "relative"),
+    ("March 5, 2025", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("5 March 2025", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("on the 5th of March", WED, "2025-03-05", "2025-03-05", "day", "relative"),
+    ("2025-03", WED, "2025-03-01", "2025-03-31", "month", "absolute"),
+    ("2025-03-05", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("2025/3/5", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    ("2025-03-05T10:00:00Z", WED, "2025-03-05", "2025-03-05", "day", "absolute"),
+    # N units ago
+    ("三天前", WED, "2026-03-01", "2026-03-01", "day", "relative"),
+    ("两周前", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("两个星期前", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("三个月前", WED, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("两年前", WED, "2024-01-01", "2024-12-31", "year", "relative"),
+    ("十年前", WED, "2016-01-01", "2016-12-31", "year", "relative"),
+    ("二十年以前", WED, "2006-01-01", "2006-12-31", "year", "relative"),
+    ("3天前", WED, "2026-03-01", "2026-03-01", "day", "relative"),
+    ("半年前", WED, "2025-09-01", "2025-09-30", "month", "relative"),
+    ("半个月前", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("几年前", WED, "2020-01-01", "2024-12-31", "range", "relative"),
+    ("好几年前", WED, "2020-01-01", "2024-12-31", "range", "relative"),
+    ("几个月前", WED, "2025-09-01", "2026-01-31", "range", "relative"),
+    ("几天前", WED, "2026-02-26", "2026-03-02", "range", "relative"),
+    ("前几天", WED, "2026-02-26", "2026-03-02", "range", "relative"),
+    ("3 days ago", WED, "2026-03-01", "2026-03-01", "day", "relative"),
+    ("two weeks ago", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("a week ago", WED, "2026-02-23", "2026-03-01", "week", "relative"),
+    ("a month ago", WED, "2026-02-01", "2026-02-28", "month", "relative"),
+    ("two years ago", WED, "2024-01-01", "2024-12-31", "year", "relative"),
+    ("a couple of weeks ago", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("a few years ago", WED, "2020-01-01", "2024-12-31", "range", "relative"),
+    ("several days ago", WED, "2026-02-26", "2026-03-02", "range", "relative"),
+    ("half a year ago", WED, "2025-09-01", "2025-09-30", "month", "relative"),
+    # recent and past-N windows
+    ("最近", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("这阵子", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("近来", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("这段时间", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("lately", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("recently", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("these days", WED, "2026-02-02", "2026-03-04", "range", "relative"),
+    ("这几天", WED, "2026-02-26", "2026-03-04", "range", "relative"),
+    ("这两天", WED, "2026-02-26", "2026-03-04", "range", "relative"),
+    ("the past few days", WED, "2026-02-26", "2026-03-04", "range", "relative"),
+    ("最近三天", WED, "2026-03-01", "2026-03-04", "range", "relative"),
+    ("近两个月", WED, "2026-01-04", "2026-03-04", "range", "relative"),
+    ("过去一年", WED, "2025-03-04", "2026-03-04", "range", "relative"),
+    ("the past week", WED, "2026-02-25", "2026-03-04", "range", "relative"),
+    ("the last 2 months", WED, "2026-01-04", "2026-03-04", "range", "relative"),
+    ("over the past year", WED, "2025-03-04", "2026-03-04", "range", "relative"),
+    # boundaries: weeks across a month or a year, January, winter, leap years
+    ("上周", SAT, "2025-12-29", "2026-01-04", "week", "relative"),
+    ("这周", NYE, "2025-12-29", "2026-01-04", "week", "relative"),
+    ("下周", NYE, "2026-01-05", "2026-01-11", "week", "relative"),
+    ("明天", NYE, "2026-01-01", "2026-01-01", "day", "relative"),
+    ("下个月", NYE, "2026-01-01", "2026-01-31", "month", "relative"),
+    ("明年", NYE, "2026-01-01", "2026-12-31", "year", "relative"),
+    ("上个月", SAT, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("last month", SAT, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("三个月前", SAT, "2025-10-01", "2025-10-31", "month", "relative"),
+    ("a week ago", SAT, "2025-12-29", "2026-01-04", "week", "relative"),
+    ("这周末", SAT, "2026-01-10", "2026-01-11", "range", "relative"),
+    ("十二月", SAT, "2025-12-01", "2025-12-31", "month", "relative"),
+    ("一月", SAT, "2026-01-01", "2026-01-31", "month", "relative"),
+    ("冬天", SAT, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("今年冬天", SAT, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("去年冬天", SAT, "2024-12-01", "2025-02-28", "season", "relative"),
+    ("this winter", SAT, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("last winter", SAT, "2024-12-01", "2025-02-28", "season", "relative"),
+    ("冬天", NYE, "2025-12-01", "2026-02-28", "season", "relative"),
+    ("上个月", LEAP, "2024-02-01", "2024-02-29", "month", "relative"),
+    ("a month ago", LEAP, "2024-02-01", "2024-02-29", "month", "relative"),
+    ("冬天", LEAP, "2023-12-01", "2024-02-29", "season", "relative"),
+    ("winter 2023", LEAP, "2023-12-01", "2024-02-29", "season", "absolute"),
+    ("2月29日", LEAP, "2024-02-29", "2024-02-29", "day", "relative"),
+    ("2月29日", D(2025, 6, 1), "2024-02-29", "2024-02-29", "day", "relative"),
+    ("2月29日", D(2024, 2, 28), "2020-02-29", "2020-02-29", "day", "relative"),
+    ("Feb 29", D(2027, 1, 1), "2024-02-29", "2024-02-29", "day", "relative"),
+    ("2024年2月29日", WED, "2024-02-29", "2024-02-29", "day", "absolute"),
+    ("过去一个月", D(2024, 3, 31), "2024-02-29", "2024-03-31", "range", "relative"),
+    # bare month and season: the latest one that has started
+    ("三月", D(2026, 2, 15), "2025-03-01", "2025-03-31", "month", "relative"),
+    ("三月", D(2026, 3, 1), "2026-03-01", "2026-03-31", "month", "relative"),
+    ("夏天", D(2026, 5, 31), "2025-06-01", "2025-08-31", "season", "relative"),
+    ("夏天", D(2026, 6, 1), "2026-06-01", "2026-08-31", "season", "relative"),
+    ("last summer", D(2026, 7, 1), "2025-06-01", "2025-08-31", "season", "relative"),
+    ("last summer", D(2026, 9, 1), "2026-06-01", "2026-08-31", "season", "relative"),
+    ("next summer", D(2026, 6, 15), "2027-06-01", "2027-08-31", "season", "relative"),
+    ("last March", D(2026, 4, 2), "2026-03-01", "2026-03-31", "month", "relative"),
+]
+
+
+def one(text, as_of):
+    found = resolve(text, as_of)
+    return found[0] if len(found) == 1 else found
+
+
+class ResolveTableTest(unittest.TestCase):
+    def test_table(self):
+        for text, as_of, lo, hi, precision, kind in TABLE:
+            with self.subTest(text=text, as_of=as_of):
+                got = one(text, as_of)
+                self.assertIsInstance(got, dict, f"expected one expression, got {got}")
+                self.assertEqual(got["expression"], text)
+                self.assertEqual((got["start"], got["end"]), (0, len(text)))
+                self.assertEqual((got["from"], got["to"], got["precision"], got["kind"]),
+                                 (lo, hi, precision, kind))
+                self.assertLessEqual(got["from"], got["to"])
+
+    def test_table_is_generous(self):
+        self.assertGreaterEqual(len(TABLE), 180)
+
+    def test_result_shape(self):
+        got = resolve("我上周去了北京", WED)
+        self.assertEqual(got, [{
+            "expression": "上周", "start": 1, "end": 3, "from": "2026-02-23", "to": "2026-03-01",
+            "precision": "week", "kind": "relative",
+        }])
+
+    def test_datetime_anchor_is_read_as_its_date(self):
+        moment = datetime.datetime(2026, 3, 4, 23, 59, tzinfo=datetime.timezone.utc)
+        self.assertEqual(resolve("昨天", moment), resolve("昨天", WED))
+
+    def test_empty_text(self):
+        self.assertEqual(resolve("", WED), [])
+
+
+class InSentenceTest(unittest.TestCase):
+    def expressions(self, text, as_of=WED):
+        return [(f["expression"], f["from"], f["to"]) for f in resolve(text, as_of)]
+
+    def test_expression_inside_a_sentence(self):
+        self.assertEqual(self.expressions("上周和妈妈吃饭"), [("上周", "2026-02-23", "2026-03-01")])
+        self.assertEqual(self.expressions("What did I eat yesterday?"),
+                         [("yesterday", "2026-03-03", "2026-03-03")])
+        self.assertEqual(self.expressions("然后我们去年夏天去了海边"),
+                         [("去年夏天", "2025-06-01", "2025-08-31")])
+
+    def test_this_year_in_an_age_statement_is_still_this_year(self):
+        self.assertEqual(self.expressions("我今年三十岁"), [("今年", "2026-01-01", "2026-12-31")])
+
+    def test_several_expressions_in_order_with_offsets(self):
+        text = "去年夏天和2025年3月5日，还有three days ago"
+        got = resolve(text, WED)
+        self.assertEqual([f["expression"] for f in got], ["去年夏天", "2025年3月5日", "three days ago"])
+        for f in got:
+            self.assertEqual(text[f["start"]:f["end"]], f["expression"])
+        self.assertEqual([f["start"] for f in got], sorted(f["start"] for f in got))
+
+    def test_longest_match_wins_and_nothing_overlaps(self):
+        for text in ("2025年3月5日", "大前天", "三天前天气很好", "the day before yesterday",
+                     "上上个月5号", "最近三天", "去年十二月", "2025-03-05T10:00:00Z"):
+            with self.subTest(text=text):
+                got = resolve(text, WED)
+                spans = sorted((f["start"], f["end"]) for f in got)
+                for (s1, e1), (s2, _) in zip(spans, spans[1:]):
+                    self.assertLessEqual(e1, s2)
+                self.assertEqual(got[0]["start"], 0)
+        self.assertEqual(self.expressions("三天前天气很好"), [("三天前", "2026-03-01", "2026-03-01")])
+
+    def test_full_width_digits_keep_original_offsets(self):
+        text = "我在２０２５年３月去过"
+        got = resolve(text, WED)
+        self.assertEqual(len(got), 1)
+        self.assertEqual(got[0]["expression"], "２０２５年３月")
+        self.assertEqual(text[got[0]["start"]:got[0]["end"]], "２０２５年３月")
+        self.assertEqual((got[0]["from"], got[0]["to"]), ("2025-03-01", "2025-03-31"))
+
+    def test_impossible_date_is_not_reread_as_a_shorter_one(self):
+        self.assertEqual(resolve("2023年2月29日", WED), [])
+        self.assertEqual(resolve("2月30日", WED), [])
+        self.assertEqual(resolve("2025-13-01", WED), [])
+        self.assertEqual(resolve("2025-02-30", WED), [])
+
+    def test_possessive_and_capitalised_english(self):
+        self.assertEqual(self.expressions("today's meeting"), [("today's", "2026-03-04", "2026-03-04")])
+        self.assertEqual(self.expressions("LAST WEEK"), [("LAST WEEK", "2026-02-23", "2026-03-01")])
+
+    def test_mixed_chinese_and_english(self):
+        self.assertEqual(self.expressions("我yesterday去了"), [("yesterday", "2026-03-03", "2026-03-03")])
+
+
+class NoFalsePositiveTest(unittest.TestCase):
+    QUIET = [
+        "5 apples", "version 3.5", "room 2019", "房间2019", "我有三个朋友", "我有2019块钱",
+        "三个月的课程", "5号楼", "3号线", "第三月", "cap-20261130-abc", "记录cap-20261130-abc",
+        "rec-2025-03-05-x", "file_2025-03-05.txt", "see https://example.com/2025/03/05/yesterday",
+        "在https://a.com/2025-03-05看的", "mail bob@2019.com", "v2019.3.5", "call 2019",
+        "I may 5 times", "May I help you", "Jan said hi", "June said no", "I fall asleep",
+        "the last day of school", "in past years", "马上周末了", "看一下周围", "然后天黑了",
+        "目前年轻人很多", "说明年龄", "聪明天才", "以后天天加班", "之前天气很好",
+        "那年冬天", "每年三月", "25年3月", "几月前", "半天前", "一百年前", "过年前",
+        "小时候", "上大学的时候", "高中的时候", "小时候上大学的时候", "12025年", "in 2019-2020",
+        "meet at 10:30", "1,2019 people",
+    ]
+
+    def test_quiet_texts(self):
+        for text in self.QUIET:
+            with self.subTest(text=text):
+                self.assertEqual(resolve(text, WED), [])
+
+    def test_life_phase_is_not_a_date(self):
+        # The summer of one's childhood is not last summer.
+        self.assertEqual(resolve("小时候的夏天", WED), [])
+        self.assertEqual(resolve("大学时的三月", WED), [])
+        self.assertEqual(resolve("上大学的时候去年见过", WED)[0]["expression"], "去年")
+
+
+class StripTest(unittest.TestCase):
+    def strip(self, text):
+        return strip_expressions(text, resolve(text, WED))
+
+    def test_strip(self):
+        cases = [
+            ("上周和妈妈吃饭", "和妈妈吃饭"),
+            ("我去年夏天在海边", "我在海边"),
+            ("和妈妈上周吃饭", "和妈妈吃饭"),
+            ("what did I eat yesterday?", "what did I eat?"),
+            ("Yesterday, I went to the park", "I went to the park"),
+            ("dinner with mom last week at the lake", "dinner with mom at the lake"),
+            ("trip in March 2025 to Rome", "trip to Rome"),
+            ("没有时间词", "没有时间词"),
+            ("no time here", "no time here"),
+        ]
+        for text, want in cases:
+            with self.subTest(text=text):
+                self.assertEqual(self.strip(text), want)
+
+    def test_stale_found_entries_are_ignored(self):
+        found = resolve("上周和妈妈吃饭", WED)
+        self.assertEqual(strip_expressions("和妈妈吃饭了", found), "和妈妈吃饭了")
+
+    def test_nothing_found(self):
+        self.assertEqual(strip_expressions("hello", []), "hello")
+
+
+class ParseWindowTest(unittest.TestCase):
+    def test_forms(self):
+        cases = [
+            ("2025", ("2025-01-01", "2025-12-31")),
+            ("2025-03", ("2025-03-01", "2025-03-31")),
+            ("2024-02", ("2024-02-01", "2024-02-29")),
+            ("2023-02", ("2023-02-01", "2023-02-28")),
+            ("2025-03-05", ("2025-03-05", "2025-03-05")),
+            ("2025-3-5", ("2025-03-05", "2025-03-05")),
+            ("2024:2025", ("2024-01-01", "2025-12-31")),
+            ("2024-06:2025-01-15", ("2024-06-01", "2025-01-15")),
+            ("2024-06:", ("2024-06-01", OPEN_END)),
+            (":2025-01", (OPEN_START, "2025-01-31")),
+            (" 2025-03 ", ("2025-03-01", "2025-03-31")),
+            ("２０２５-０３", ("2025-03-01", "2025-03-31")),
+            ("2025:2025", ("2025-01-01", "2025-12-31")),
+        ]
+        for spec, want in cases:
+            with self.subTest(spec=spec):
+                self.assertEqual(parse_window(spec), want)
+        self.assertEqual((OPEN_START, OPEN_END), ("0001-01-01", "9999-12-31"))
+
+    def test_errors(self):
+        for spec in ("", ":", "abc", "25", "20250", "2025-13", "2025-00", "2025-02-30",
+                     "2025/03", "2025-03-05T10:00", "0000", "2026:2025", "2025-03-02:2025-03-01",
+                     "1:2:3", "2024::2025", None, "last week"):
+            with self.subTest(spec=spec):
+                with self.assertRaises(PuError) as ctx:
+                    parse_window(spec)
+                self.assertEqual(ctx.exception.code, "BAD_WINDOW")
+                self.assertTrue(ctx.exception.hint)
+
+
+if __name__ == "__main__":
+    unittest.main()
