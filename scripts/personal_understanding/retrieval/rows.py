@@ -44,8 +44,9 @@ def build_row(ai, rec):
         successor = ai.record(rec["superseded_by"]) or {}
         row["successor"] = {"id": successor.get("id"), "title": successor.get("title"), "status": successor.get("status"),
                             "date_start": successor.get("date_start")}
-    if rec.get("contradicts"):
-        row["contradicts"] = rec["contradicts"]
+    links = {k: rec[k] for k in ("supports", "contradicts", "supersedes", "before_ids", "after_ids") if rec.get(k)}
+    if links:
+        row["links"] = links  # where to walk next: evidence chains and time neighbours
     return row
 
 
