@@ -457,6 +457,43 @@ COMMANDS += [
     ),
 ]
 
+COMMANDS += [
+    Command(
+        name="rebuild_views", tool="personal_rebuild_views",
+        summary="Regenerate every derived view (indexes, ledger projection, dashboard data) from the sources of truth.",
+        description="Drops and rebuilds everything under memory/v2/views (the archive and recall indexes, the "
+                    "archive lexicon, dashboard data) and the ledger projection from captures, logs and records. The "
+                    "result is the same as what incremental updates produced; nothing in the sources is touched.",
+        params=(), run="views:rebuild_views", idempotent=True,
+        example="python3 scripts/rebuild_views.py",
+        output=_obj(rebuilt=A, generated_at=S),
+    ),
+    Command(
+        name="open_dashboard", tool="personal_open_dashboard",
+        summary="Write the audit dashboard for this archive (rebuilding its data if stale) and open it.",
+        description="Rebuilds the dashboard data when the archive changed since it was written, writes the static "
+                    "dashboard page for this archive under memory/v2/views/dashboard/, prints {\"page\": PATH} and "
+                    "opens it in the default browser unless no_open. The page works from disk with no server and "
+                    "never writes.",
+        params=(Param("no_open", B, "Only write and print the page; do not open a browser.", default=False),),
+        run="dashboard:open_dashboard", idempotent=True,
+        example="python3 scripts/open_dashboard.py --no-open",
+        output=_obj(page=S),
+    ),
+    Command(
+        name="pipeline_view", tool="personal_pipeline_view",
+        summary="Write a read-only HTML page per turn: receipt, capture, records, closure, retrievals.",
+        description="For one turn (turn_id) or the latest N turns, writes an HTML page showing the receipt decision, "
+                    "the capture and its hash, the records derived from it, the ledger closure and each retrieval "
+                    "with its tokens, selected and held-back items and association paths. Prints the paths written.",
+        params=(Param("turn_id", S, "The turn to show."),
+                Param("latest", I, "Show the latest N turns instead.")),
+        run="pipeline:pipeline_view", idempotent=True,
+        example="python3 scripts/pipeline_view.py --latest 3",
+        output=_obj(pages=A),
+    ),
+]
+
 BY_NAME = {c.name: c for c in COMMANDS}
 BY_TOOL = {c.tool: c for c in COMMANDS if c.mcp}
 

@@ -132,6 +132,10 @@ def trace_path(root, day):
     return traces_dir(root) / f"{day}.jsonl"
 
 
+def backup_state_path(root):
+    return v2_dir(root) / "backup-state.json"
+
+
 def views_dir(root):
     return v2_dir(root) / "views"
 

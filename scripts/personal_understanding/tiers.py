@@ -1,8 +1,51 @@
-"""Capture tiers and archive size."""
+"""Capture tiers and archive size.
 
+Tiers are computed, never moved: a capture's id, bytes, speaker and source
+stay where they are. Short-term is the newest material (the last few days, at
+most so many characters): the per-turn context reads only that. Long-term is
+the next stretch of active text; everything older is the archive tier. Search
+reaches every tier.
+"""
+
+import datetime as dt
 import os
 
-from . import paths
+from . import config, paths, timeutil
+from .archive_index import open_index
+
+TIERS = ("short_term", "long_term", "archive")
+
+
+def assign(root, now=None):
+    """[(capture_id, tier, chars)] newest first."""
+    settings = config.load(root)
+    moment = now or timeutil.now()
+    cutoff = timeutil.iso(moment - dt.timedelta(days=settings["short_term_days"]))
+    rows = open_index(root).db.execute(
+        "SELECT capture_id, captured_at, COALESCE(chars, 0) FROM captures WHERE status != 'forgotten' "
+        "ORDER BY captured_at DESC, capture_id DESC").fetchall()
+    out, short, long_ = [], 0, 0
+    for capture_id, captured_at, chars in rows:
+        if captured_at and captured_at >= cutoff and short + chars <= settings["short_term_chars"]:
+            short += chars
+            tier = "short_term"
+        elif long_ + chars <= settings["long_term_chars"]:
+            long_ += chars
+            tier = "long_term"
+        else:
+            tier = "archive"
+        out.append((capture_id, tier, chars))
+    return out
+
+
+def summary(root, now=None):
+    """Counts and characters per tier, and bytes on disk."""
+    counts = {t: {"captures": 0, "chars": 0} for t in TIERS}
+    for _cid, tier, chars in assign(root, now):
+        counts[tier]["captures"] += 1
+        counts[tier]["chars"] += chars
+    counts["bytes_on_disk"] = archive_bytes(root)
+    return counts
 
 
 def archive_bytes(root):

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Regenerate every derived view (indexes, ledger projection, dashboard data) from the sources of truth."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("rebuild_views"))
