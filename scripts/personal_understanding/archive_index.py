@@ -91,6 +91,7 @@ class ArchiveIndex:
     # --- connection --------------------------------------------------------
     def _connect(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.inode = None
         try:
             self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -108,6 +109,14 @@ class ArchiveIndex:
             self.db.execute("PRAGMA synchronous=OFF")
             self.db.executescript(_DDL)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        self.inode = os.stat(self.path).st_ino
+
+    def replaced(self):
+        """True when the file on disk is no longer the one this connection has open."""
+        try:
+            return os.stat(self.path).st_ino != self.inode
+        except FileNotFoundError:
+            return True
 
     def _discard(self):
         if self.db is not None:
@@ -284,7 +293,7 @@ def open_index(root):
         cache = _local.cache = {}
     key = str(Path(root).resolve())
     index = cache.get(key)
-    if index is None or not index.path.exists():
+    if index is None or index.replaced():
         if index is not None:
             index.close()
         index = cache[key] = ArchiveIndex(root)

@@ -17,6 +17,7 @@ from . import archive, config, paths, storage, timeutil
 from .archive_index import open_index
 from .errors import PuError
 from .textinput import check_size, require_text, sha256_hex
+from .tiers import check_capacity
 
 CAPTURE_FORMAT = 1
 
@@ -64,9 +65,7 @@ def store_capture(root, doc, data_check, index):
     relpath = paths.capture_relpath(doc["capture_id"], doc["captured_at"])
     target = paths.inside_root(root, relpath)
     payload = (json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
-    limit = config.load(root)["max_archive_bytes"]
-    if limit:
-        _check_archive_cap(root, limit, len(payload) + doc.get("bytes", 0) * (doc["kind"] == "attachment"))
+    check_capacity(root, len(payload) + doc.get("bytes", 0) * (doc["kind"] == "attachment"))
     storage.write_once(root, target, payload)
     try:
         with open(target, "rb") as handle:
@@ -95,13 +94,6 @@ def store_capture(root, doc, data_check, index):
         raise
     return relpath
 
-
-def _check_archive_cap(root, limit, adding):
-    from .tiers import archive_bytes  # late: only needed when a cap is set
-
-    used = archive_bytes(root)
-    if used + adding > limit:
-        raise PuError("ARCHIVE_FULL", f"the archive holds {used} bytes; adding {adding} would pass its cap of {limit}", "Raise max_archive_bytes in memory/v2/config.json or forget material explicitly; nothing is deleted automatically.")
 
 
 def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred_at=None, source="chat",

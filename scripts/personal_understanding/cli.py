@@ -73,6 +73,8 @@ def build_parser(command):
             kwargs["type"] = _json_arg
         if param.enum:
             kwargs["choices"] = list(param.enum)
+        if param.const is not None:
+            kwargs.update(nargs="?", const=param.const)
         if param.positional:  # both spellings: `script.py VALUE` and `script.py --name VALUE`
             group = parser.add_mutually_exclusive_group()
             group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=param.help,

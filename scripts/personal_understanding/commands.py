@@ -13,7 +13,7 @@ class Param:
     """One argument: its JSON type, help, and how the CLI spells it."""
 
     def __init__(self, name, type, help, required=False, default=None, enum=None, items="string",
-                 positional=False, text=False, flag=None, cli=True, mcp=True):
+                 positional=False, text=False, flag=None, cli=True, mcp=True, const=None):
         self.name = name
         self.type = type  # string | integer | number | boolean | array | object
         self.help = help
@@ -26,6 +26,7 @@ class Param:
         self.flag = flag  # CLI flag when it differs from --name-with-dashes
         self.cli = cli
         self.mcp = mcp
+        self.const = const  # CLI: the flag may be given without a value, meaning this
 
     @property
     def cli_flag(self):
@@ -81,6 +82,7 @@ class Command:
 
 
 S, I, B, A, O, N = "string", "integer", "boolean", "array", "object", "number"
+VERDICT_ENUM = ("helpful", "missed", "corrected", "unclear")
 
 _TURN = Param("turn_id", S, "The turn's id, as returned by preflight.", required=True)
 _CAPTURE = Param("capture_id", S, "A capture id.", required=True)
@@ -491,6 +493,94 @@ COMMANDS += [
         run="pipeline:pipeline_view", idempotent=True,
         example="python3 scripts/pipeline_view.py --latest 3",
         output=_obj(pages=A),
+    ),
+]
+
+COMMANDS += [
+    Command(
+        name="backup_archive", tool="personal_backup_archive",
+        summary="Snapshot memory/ and sources/ into a zip with a SHA-256 manifest; verify snapshots.",
+        description="Writes backups/snapshot-YYYYMMDD-HHMMSS.zip under the archive root with a manifest of every "
+                    "file's SHA-256 and of the archive as a whole, verifies it, optionally mirrors it to a second "
+                    "folder (also_to) and keeps only the newest N snapshots (keep). Records the last backup time; "
+                    "preflight and session_check remind when it is older than 7 days. verify re-hashes a snapshot "
+                    "(the latest when empty) against its manifest and lists every mismatch. Suited to cron: no "
+                    "prompts, exit codes, one log line on stderr.",
+        params=(Param("also_to", S, "A second folder to mirror the snapshot into."),
+                Param("verify", S, "Verify this snapshot instead of backing up (CLI: --verify alone checks the latest; MCP: an empty string).",
+                      const=""),
+                Param("keep", I, "Keep only this many newest snapshots.")),
+        run="backup:backup_archive",
+        example="python3 scripts/backup_archive.py --also-to /mnt/usb/pu --keep 14",
+        output=_obj(),
+        ok=lambda r: r.get("verified", True),
+        stderr_lines=lambda r: [__import__("personal_understanding.backup", fromlist=["log_line"]).log_line(r)],
+    ),
+    Command(
+        name="restore_archive", tool="personal_restore_archive",
+        summary="Restore from a snapshot: verified first, dry run by default, forgotten material stays forgotten.",
+        description="Verifies the snapshot against its manifest (a corrupt or tampered one is refused and nothing is "
+                    "touched) and lists what would be added, changed and removed. With apply: snapshots the current "
+                    "state first, puts the files back, applies today's tombstones again so forgotten material never "
+                    "returns, drops derived views and ends with validation.",
+        params=(Param("snapshot", S, "The snapshot zip to restore.", required=True, positional=True),
+                Param("apply", B, "Really restore (default: dry run).", default=False)),
+        run="restore:restore_archive", destructive=True,
+        example="python3 scripts/restore_archive.py backups/snapshot-20261130-080000.zip --apply",
+        output=_obj(verified=B, dry_run=B, applied=B),
+    ),
+    Command(
+        name="forget", tool="personal_forget",
+        summary="Forget a capture or a record permanently, only when the user asks (dry run without confirm).",
+        description="Without confirm, lists everything that would be removed or changed. With confirm: removes the "
+                    "capture's bytes; removes records that rested only on it; records with other sources lose only "
+                    "the parts that cited it; follow-ups it raised close as resolved; receipts and traces lose its "
+                    "words; derived views are rebuilt. A tombstone keeps ids and hashes (never content) so restores "
+                    "and re-imports cannot bring it back. Use only on the user's explicit request.",
+        params=(Param("id", S, "The capture or record id to forget.", required=True, positional=True),
+                Param("confirm", B, "Apply (default: dry run).", default=False)),
+        run="forget:forget", destructive=True,
+        example="python3 scripts/forget.py cap-20261130-080000-1a2b3c4d --confirm",
+        output=_obj(id=S, dry_run=B, applied=B, records_removed=A, records_edited=A),
+    ),
+    Command(
+        name="record_feedback", tool="personal_record_feedback",
+        summary="Record the user's verdict on memories an answer used (helpful, missed, corrected, unclear).",
+        description="Only with the capture of the user's own words about the answer: silence is not feedback. "
+                    "Misses and corrections feed the review package.",
+        params=(Param("capture_id", S, "The capture of what the user said about the answer.", required=True),
+                Param("verdict", S, "helpful, missed, corrected or unclear.", required=True, enum=VERDICT_ENUM),
+                Param("record_ids", A, "The records the answer used."),
+                Param("trace_id", S, "The retrieval trace the answer came from."),
+                Param("note", S, "What was missed or corrected.")),
+        run="review:record_feedback", json_input=True,
+        example="python3 scripts/record_feedback.py --capture-id cap-... --verdict corrected --record-ids event-... --note '是表姐不是堂姐'",
+        output=_obj(saved=B, feedback=O),
+    ),
+    Command(
+        name="salience_review", tool="personal_salience_review",
+        summary="Demote imported-heuristic weights nobody confirmed in N days to 0 (dry run by default).",
+        description="Lists records whose salience came from an import heuristic, is above 0, and was not confirmed "
+                    "(no helpful feedback) within min_age_days; with apply, appends versions with salience 0. Demoted "
+                    "records stay reachable by keyword, entity and window.",
+        params=(Param("min_age_days", I, "Only records older than this many days.", default=180),
+                Param("apply", B, "Apply the demotion (default: dry run).", default=False)),
+        run="review:salience_review",
+        example="python3 scripts/salience_review.py --min-age-days 180 --apply",
+        output=_obj(dry_run=B),
+    ),
+    Command(
+        name="review_v2", tool="personal_review",
+        summary="A review package: risky items to re-check against the user's words (never rewrites anything).",
+        description="Lists attribution doubts, time-order doubts, facts worded as guesses, summary debt, hypotheses "
+                    "without counter-evidence, feedback miss streaks and due follow-ups, each with its id and (deep) "
+                    "the quoted words, for the agent to re-check and correct with update_state or add_record.",
+        params=(Param("deep", B, "Include the quoted words for each item.", default=False),
+                Param("json", B, "Accepted for scripts that pass --json; the output is always one JSON object.", default=True),
+                Param("limit", I, "At most this many items.", default=50)),
+        run="review:review_v2", read_only=True, idempotent=True,
+        example="python3 scripts/review_v2.py --deep --json",
+        output=_obj(items=A, total=I, counts=O),
     ),
 ]
 

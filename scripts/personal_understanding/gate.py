@@ -72,7 +72,10 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
     if pending:
         next_steps.append(f"{len(pending)} capture(s) in the archive are still pending: finalize them.")
     met = all(g["ok"] for g in gates.values()) and not pending
-    return {
+    from .backup import reminder
+
+    note = reminder(root)
+    result = {
         "turn_id": turn_id,
         "may_claim_saved": met and required and text_saved,
         "obligations_met": met,
@@ -81,3 +84,6 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
         "next": next_steps or (["Done: you may tell the user it is saved."] if required else
                                ["Nothing was required for this turn; do not claim anything was saved."]),
     }
+    if note:
+        result["backup_reminder"] = note
+    return result

@@ -38,18 +38,24 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
         for n, msg in enumerate(messages):
             ref = _source_ref(format, file, msg.ref)
             existing = index.capture_by_source_ref(source, ref)
+            if existing and (index.capture(existing) or {}).get("status") == "forgotten":
+                skipped.append({"ref": msg.ref, "why": "forgotten on request; a tombstone keeps it from coming back"})
+                continue
             if existing:
                 mapping[msg.ref] = existing
                 present += 1
                 continue
             data = msg.text.encode("utf-8")
+            capture_id = "imp-" + sha256_hex((source + "\n" + ref).encode("utf-8"))[:20]  # same message, same id
+            if index.tombstoned(capture_id):
+                skipped.append({"ref": msg.ref, "why": "forgotten on request"})
+                continue
             if not msg.text.strip():
                 skipped.append({"ref": msg.ref, "why": "empty text"})
                 continue
             if limit and len(data) > limit:
                 skipped.append({"ref": msg.ref, "why": f"over max_message_bytes ({len(data)} > {limit})"})
                 continue
-            capture_id = f"imp-{moment.strftime('%Y%m%d')}-{sha256_hex((source + ref).encode('utf-8'))[:12]}"
             doc = {"format": 1, "capture_id": capture_id, "kind": "text", "speaker": msg.speaker, "role": msg.role,
                    "text": msg.text, "utf8_sha256": sha256_hex(data), "bytes": len(data), "chars": len(msg.text),
                    "captured_at": stamp, "occurred_at": msg.occurred_at, "session_id": msg.session_id,

@@ -115,6 +115,11 @@ def _result(root, receipt, repeated, notice):
         from .context import turn_context
 
         out["context"] = turn_context(root)
+    from .backup import reminder
+
+    note = reminder(root)
+    if note:
+        out["backup_reminder"] = note
     if receipt["requires_personal_understanding"]:
         if receipt["low_information"]:
             out["next"] = "Low-information turn: capture it now, do a light read, answer naturally, close the capture, then session_check."

@@ -10,6 +10,7 @@ from . import archive, paths, schema, storage, timeutil
 from .archive_index import open_index
 from .capture import read_capture
 from .errors import PuError
+from .tiers import check_capacity
 
 SYSTEM_FIELDS = ("version", "created_at", "updated_at", "superseded_by", "redirect_to", "merge_reason",
                  "merged_from", "merged_at", "review")
@@ -147,6 +148,7 @@ def new_version(old, moment, **changes):
 
 def append_versions(root, versions):
     """Append record versions, grouped per kind file. Caller holds the lock."""
+    check_capacity(root, sum(len(storage.dumps_line(v).encode("utf-8")) + 1 for v in versions))
     by_kind = {}
     for rec in versions:
         by_kind.setdefault(rec["kind"], []).append(rec)

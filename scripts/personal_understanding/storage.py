@@ -349,6 +349,33 @@ def append_jsonl(root, path, objs):
     return size
 
 
+def copy_out(source, target):
+    """Copy a file to a place outside the archive (a backup mirror): temp file, fsync, rename."""
+    target = Path(target)
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temp_beside(target)
+        try:
+            with open(source, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    _write_all(fd, block)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+        fsync_dir(target.parent)
+    except OSError as exc:
+        raise _io_error(exc, target, "copying to") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 def remove_file(root, path):
     """Permanent deletion: used only by explicit forgetting and restore."""
     _require_lock(root)

@@ -48,6 +48,19 @@ def summary(root, now=None):
     return counts
 
 
+def check_capacity(root, adding):
+    """Refuse a write that would take the archive past max_archive_bytes (0: no cap). Nothing is deleted to make room."""
+    limit = config.load(root)["max_archive_bytes"]
+    if not limit:
+        return
+    used = archive_bytes(root)
+    if used + adding > limit:
+        from .errors import PuError
+
+        raise PuError("ARCHIVE_FULL", f"the archive holds {used} bytes; adding {adding} would pass its cap of {limit}",
+                      "Raise max_archive_bytes in memory/v2/config.json or forget material explicitly; nothing is deleted automatically.")
+
+
 def archive_bytes(root):
     """Bytes on disk under memory/ and sources/ (views excluded: they are disposable)."""
     total = 0

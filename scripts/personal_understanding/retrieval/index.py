@@ -413,6 +413,10 @@ def open_recall(root):
     return recall
 
 
+def forget_cached():
+    _cache.clear()
+
+
 def rebuild(root):
     """Drop and rebuild the recall tables (rebuild_views)."""
     recall = open_recall(root)

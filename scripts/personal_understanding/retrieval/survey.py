@@ -7,7 +7,7 @@ branch, ranked against a query; `full` pages through everything.
 
 import json
 
-from .. import archive, schema
+from .. import archive, schema, tiers
 from ..followups import brief, due_followups
 from ..understanding import current_state, derived_facets
 from . import trace
@@ -74,7 +74,8 @@ def survey(root, recall, query=None, offset=0):
         "due_followups": [brief(root, f) for f in due[:10]],
         "hypotheses": hypotheses,
         "audit": {"records_by_kind": kinds, "captures_by_status": statuses, "summary_debt": debt,
-                  "pending_captures": statuses.get("pending", 0), "archive_words": len(recall.archive_words())},
+                  "pending_captures": statuses.get("pending", 0), "archive_words": len(recall.archive_words()),
+                  "tiers": tiers.summary(root)},
     }
 
 

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Snapshot memory/ and sources/ into a zip with a SHA-256 manifest; verify snapshots."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("backup_archive"))

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Forget a capture or a record permanently, only when the user asks (dry run without confirm)."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("forget"))

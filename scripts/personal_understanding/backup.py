@@ -1,0 +1,212 @@
+"""Backups: a zip snapshot of memory/ and sources/ with a manifest of hashes.
+
+The manifest lists every file with its SHA-256 and size, and a digest of the
+whole archive (the SHA-256 of the sorted "path sha256" lines), so a snapshot
+can be verified file by file before anything is restored from it. Derived
+views and the lock file are not backed up: they are rebuilt.
+"""
+
+import hashlib
+import io
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+
+from . import archive, paths, storage, timeutil
+from .errors import PuError
+
+SNAPSHOT_RE = re.compile(r"^snapshot-\d{8}-\d{6}(-\d+)?\.zip$")
+MANIFEST = "manifest.json"
+
+
+def backups_dir(root):
+    return Path(root) / "backups"
+
+
+def archive_files(root):
+    """Relative paths of every file that belongs in a snapshot, sorted."""
+    out = []
+    views = paths.views_dir(root)
+    for top in (paths.memory_dir(root), paths.sources_dir(root)):
+        for dirpath, dirnames, filenames in os.walk(top):
+            if Path(dirpath) == views:
+                dirnames[:] = []
+                continue
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = Path(dirpath) / name
+                rel = full.relative_to(root).as_posix()
+                if rel == "memory/archive.lock" or (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                if full.is_symlink():
+                    raise PuError("BACKUP_SYMLINK", f"{rel} is a symbolic link", "Stored material must be real files; run validate_memory.py.")
+                out.append(rel)
+    return sorted(out)
+
+
+def archive_digest(entries):
+    """One SHA-256 over the sorted (path, sha256) list: the archive's own fingerprint."""
+    lines = "".join(f"{p} {h}\n" for p, h in sorted(entries))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def _sha(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _snapshot_name(root, moment):
+    base = f"snapshot-{moment.strftime('%Y%m%d-%H%M%S')}"
+    name, n = base, 1
+    while (backups_dir(root) / f"{name}.zip").exists():
+        n += 1
+        name = f"{base}-{n}"
+    return name + ".zip"
+
+
+def create_snapshot(root, moment):
+    """Write a snapshot zip and its manifest; the caller holds the lock. Returns the manifest."""
+    files = archive_files(root)
+    manifest = {"created_at": timeutil.iso(moment), "root": str(root), "files": []}
+    storage.ensure_dir(root, backups_dir(root))
+    target = backups_dir(root) / _snapshot_name(root, moment)
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for rel in files:
+            full = Path(root) / rel
+            content = full.read_bytes()
+            manifest["files"].append({"path": rel, "sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)})
+            zf.writestr(rel, content)
+        manifest["archive_sha256"] = archive_digest((f["path"], f["sha256"]) for f in manifest["files"])
+        manifest["count"] = len(manifest["files"])
+        manifest["bytes"] = sum(f["bytes"] for f in manifest["files"])
+        zf.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
+    storage.write_once(root, target, data.getvalue())
+    manifest["snapshot"] = str(target)
+    manifest["snapshot_sha256"] = hashlib.sha256(data.getvalue()).hexdigest()
+    storage.atomic_write_json(root, target.with_suffix(".manifest.json"), manifest)
+    return manifest
+
+
+def verify_snapshot(snapshot):
+    """Re-hash every file of a snapshot against its manifest. Returns (manifest, problems)."""
+    problems = []
+    try:
+        zf = zipfile.ZipFile(snapshot)
+    except (OSError, zipfile.BadZipFile) as exc:
+        return None, [f"{snapshot}: not a readable zip ({exc})"]
+    with zf:
+        try:
+            manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
+        except (KeyError, ValueError, UnicodeDecodeError):
+            return None, [f"{snapshot}: no readable {MANIFEST}"]
+        listed = {f["path"]: f for f in manifest.get("files", [])}
+        names = set(zf.namelist()) - {MANIFEST}
+        for extra in sorted(names - set(listed)):
+            problems.append(f"{extra}: in the snapshot but not in the manifest")
+        for rel, entry in sorted(listed.items()):
+            if rel not in names:
+                problems.append(f"{rel}: listed in the manifest but missing from the snapshot")
+                continue
+            try:
+                content = zf.read(rel)
+            except (zipfile.BadZipFile, OSError, ValueError) as exc:
+                problems.append(f"{rel}: unreadable ({exc})")
+                continue
+            actual = hashlib.sha256(content).hexdigest()
+            if actual != entry.get("sha256"):
+                problems.append(f"{rel}: SHA-256 {actual[:12]}… does not match the manifest's {str(entry.get('sha256'))[:12]}…")
+            if rel.startswith("/") or ".." in rel.split("/") or not (rel.startswith("memory/") or rel.startswith("sources/")):
+                problems.append(f"{rel}: path outside memory/ and sources/")
+        if manifest.get("archive_sha256") != archive_digest((p, e.get("sha256")) for p, e in listed.items()):
+            problems.append("manifest: archive_sha256 does not match the listed files")
+    return manifest, problems
+
+
+def latest_snapshot(root):
+    found = sorted(p for p in backups_dir(root).glob("snapshot-*.zip") if SNAPSHOT_RE.match(p.name))
+    return found[-1] if found else None
+
+
+def _rotate(root, keep):
+    snaps = sorted(p for p in backups_dir(root).glob("snapshot-*.zip") if SNAPSHOT_RE.match(p.name))
+    removed = []
+    for old in snaps[:-keep] if keep else []:
+        for path in (old, old.with_suffix(".manifest.json")):
+            if path.exists():
+                storage.remove_file(root, path)
+        removed.append(str(old))
+    return removed
+
+
+def backup_archive(root, also_to=None, verify=None, keep=None, now=None):
+    """Snapshot the archive (or, with verify, check a snapshot) and record the backup state."""
+    archive.require(root)
+    if verify is not None:
+        snapshot = Path(verify) if verify else latest_snapshot(root)
+        if snapshot is None:
+            raise PuError("BACKUP_NONE", "there is no snapshot to verify", "Run backup_archive.py first.")
+        manifest, problems = verify_snapshot(snapshot)
+        return {"verified": not problems, "snapshot": str(snapshot), "problems": problems,
+                "files": len((manifest or {}).get("files", [])), "archive_sha256": (manifest or {}).get("archive_sha256")}
+    if keep is not None and keep < 1:
+        raise PuError("BAD_ARGUMENT", "keep must be 1 or more", "")
+    moment = now or timeutil.now()
+    with storage.archive_lock(root, "backup"):
+        manifest = create_snapshot(root, moment)
+        snapshot = Path(manifest["snapshot"])
+        _m, problems = verify_snapshot(snapshot)
+        if problems:
+            raise PuError("BACKUP_VERIFY_FAILED", f"the new snapshot did not verify: {problems[0]}", "Check the disk; the archive itself is unchanged.")
+        mirrored = None
+        if also_to:
+            mirror_dir = Path(also_to).expanduser()
+            mirrored = mirror_dir / snapshot.name
+            try:
+                storage.copy_out(snapshot, mirrored)
+                storage.copy_out(snapshot.with_suffix(".manifest.json"), mirrored.with_suffix(".manifest.json"))
+            except PuError as exc:
+                raise PuError("BACKUP_MIRROR_FAILED", f"copy to {also_to} failed: {exc.message}",
+                              f"The snapshot itself is saved at {snapshot}.") from None
+            _m, mirror_problems = verify_snapshot(mirrored)
+            if mirror_problems:
+                raise PuError("BACKUP_MIRROR_FAILED", f"the mirror copy did not verify: {mirror_problems[0]}", f"The snapshot is at {snapshot}.")
+        removed = _rotate(root, keep) if keep else []
+        state = {"last_backup_at": manifest["created_at"], "snapshot": str(snapshot), "mirror": str(mirrored) if mirrored else None,
+                 "archive_sha256": manifest["archive_sha256"], "files": manifest["count"], "bytes": manifest["bytes"]}
+        storage.atomic_write_json(root, paths.backup_state_path(root), state)
+    return {"snapshot": str(snapshot), "manifest": str(snapshot.with_suffix(".manifest.json")), "mirror": state["mirror"],
+            "files": manifest["count"], "bytes": manifest["bytes"], "archive_sha256": manifest["archive_sha256"],
+            "rotated_out": removed, "verified": True, "created_at": manifest["created_at"]}
+
+
+def log_line(result):
+    """The one line cron keeps."""
+    if "verified" in result and "created_at" not in result:
+        state = "ok" if result["verified"] else f"FAILED ({len(result['problems'])} problems)"
+        return f"{timeutil.now_iso()} verify {state} {result['snapshot']}"
+    return (f"{result['created_at']} backup ok {result['snapshot']} files={result['files']} bytes={result['bytes']} "
+            f"sha256={result['archive_sha256']}")
+
+
+def reminder(root, now=None, days=None):
+    """A note when the last backup is missing or older than the reminder period (None when fine)."""
+    from . import config
+
+    days = config.load(root)["backup_reminder_days"] if days is None else days
+    try:
+        state = storage.read_json(paths.backup_state_path(root))
+    except (OSError, ValueError):
+        return {"code": "BACKUP_MISSING", "message": "this archive has never been backed up",
+                "hint": "Run python3 scripts/backup_archive.py (add --also-to DIR for a second copy)."}
+    last = timeutil.parse_instant(state.get("last_backup_at") or "1970-01-01")
+    age = ((now or timeutil.now()) - last).days
+    if age >= days:
+        return {"code": "BACKUP_OLD", "message": f"the last backup is {age} days old ({state.get('last_backup_at')})",
+                "hint": "Run python3 scripts/backup_archive.py."}
+    return None

@@ -1,0 +1,52 @@
+"""Derived views: everything under memory/v2/views, disposable and rebuildable.
+
+`rebuild_views` drops them and regenerates them from the sources of truth
+(captures, logs, records); the result equals what incremental updates had
+produced. `discard` is used after a log is rewritten (forget, restore).
+"""
+
+import os
+
+from . import archive, ledger, paths, storage, timeutil
+from .archive_index import forget_cached, open_index
+
+
+def discard(root):
+    """Remove the derived files; the next read rebuilds them. Caller holds the lock."""
+    forget_cached(root)
+    from .retrieval import index as recall_index
+
+    recall_index.forget_cached()
+    views = paths.views_dir(root)
+    if not views.is_dir():
+        return []
+    removed = []
+    for dirpath, _dirs, files in os.walk(views, topdown=False):
+        for name in files:
+            storage.remove_file(root, os.path.join(dirpath, name))
+            removed.append(name)
+    return removed
+
+
+def rebuild_views(root, now=None):
+    archive.require(root)
+    moment = now or timeutil.now()
+    with storage.archive_lock(root, "rebuild_views"):
+        discard(root)
+        index = open_index(root)
+        from .retrieval.index import open_recall
+
+        recall = open_recall(root)
+        ledger.write_projection(root, timeutil.iso(moment))
+        rebuilt = ["index.sqlite (archive index)", "index.sqlite (recall index and archive lexicon)",
+                   "memory/derivation-ledger.json"]
+        try:
+            from . import dashboard
+        except ImportError:
+            dashboard = None
+        if dashboard is not None:
+            dashboard.write_data(root)
+            rebuilt.append("dashboard data")
+    return {"rebuilt": rebuilt, "generated_at": timeutil.iso(moment),
+            "records": index.count("SELECT COUNT(*) FROM records"), "captures": index.count("SELECT COUNT(*) FROM captures"),
+            "recall_documents": recall.total_docs(), "archive_words": len(recall.archive_words())}

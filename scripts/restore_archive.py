@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Restore from a snapshot: verified first, dry run by default, forgotten material stays forgotten."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("restore_archive"))

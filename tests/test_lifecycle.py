@@ -1,0 +1,264 @@
+"""Backup and restore, explicit forgetting, tiers and caps, review loops, rebuilt views."""
+
+import json
+import os
+import zipfile
+from pathlib import Path
+
+from tests.helpers import ArchiveTest, write
+
+from personal_understanding import (backup, capture, followups, forget, gate, history, ledger, paths, receipts, records,
+                                    restore, review, storage, tiers, timeutil, validate, views)
+from personal_understanding.archive_index import forget_cached, open_index
+from personal_understanding.errors import PuError
+from personal_understanding.retrieval.probe import probe
+
+
+class Base(ArchiveTest):
+    def say(self, text, turn, day=None):
+        receipts.preflight(self.root, text, turn_id=turn, tier="full")
+        return capture.capture_text(self.root, text, turn, now=timeutil.parse_instant(day) if day else None)["capture_id"]
+
+    def sources_bytes(self):
+        return {k: v for k, v in self.snapshot().items() if k.startswith("sources/")}
+
+
+class BackupTest(Base):
+    def test_round_trip_restores_byte_identical_captures(self):
+        cid = self.say("我家猫叫年糕，今年三岁", "t1")
+        records.add_record(self.root, kind="fact", title="猫叫年糕", capture_ids=[cid])
+        ledger.finalize(self.root, cid, "derived")
+        before = self.sources_bytes()
+        out = backup.backup_archive(self.root)
+        self.assertTrue(out["verified"])
+        self.assertTrue(Path(out["snapshot"]).is_file())
+        manifest = json.loads(Path(out["manifest"]).read_text(encoding="utf-8"))
+        self.assertEqual(len(manifest["archive_sha256"]), 64)
+        self.assertIn(open_index(self.root).capture(cid)["path"], {f["path"] for f in manifest["files"]})
+        # damage: delete a capture, edit the ledger
+        victim = next(p for p in before if p.endswith(".json") and "conversation" in p)
+        os.unlink(Path(self.root, victim))
+        with open(paths.ledger_events_path(self.root), "ab") as handle:
+            handle.write(b"garbage\n")
+        self.assertEqual(validate.validate(self.root)["status"], "failed")
+        dry = restore.restore_archive(self.root, out["snapshot"])
+        self.assertTrue(dry["dry_run"])
+        self.assertIn(victim, dry["would_add"])
+        self.assertIn("memory/v2/ledger.jsonl", dry["would_change"])
+        self.assertFalse(Path(self.root, victim).exists())  # a dry run touches nothing
+        done = restore.restore_archive(self.root, out["snapshot"], apply=True)
+        self.assertEqual(done["validate"]["status"], "clean", done["validate"]["problems"])
+        self.assertEqual(self.sources_bytes(), before)
+        self.assertTrue(Path(done["pre_restore_snapshot"]).is_file())
+        self.assertIn(cid, [r["id"] for r in probe(self.root, "年糕", maintenance=True)["top"]])
+
+    def test_tampered_or_corrupt_snapshot_is_refused_untouched(self):
+        self.say("今天去爬了香山", "t1")
+        snap = backup.backup_archive(self.root)["snapshot"]
+        tampered = os.path.join(self.tmp, "tampered.zip")
+        with zipfile.ZipFile(snap) as src, zipfile.ZipFile(tampered, "w") as dst:
+            for item in src.infolist():
+                data = src.read(item.filename)
+                if item.filename.startswith("sources/conversation/"):
+                    data = data.replace("香山".encode(), "泰山".encode())
+                dst.writestr(item, data)
+        verify = backup.backup_archive(self.root, verify=tampered)
+        self.assertFalse(verify["verified"])
+        self.assertIn("does not match the manifest", verify["problems"][0])
+        code, out, _ = self.cli("backup_archive", "--verify", tampered)
+        self.assertEqual(code, 1)
+        before = self.snapshot()
+        with self.assertRaises(PuError) as ctx:
+            restore.restore_archive(self.root, tampered, apply=True)
+        self.assertEqual(ctx.exception.code, "RESTORE_SNAPSHOT_INVALID")
+        corrupt = write(os.path.join(self.tmp, "corrupt.zip"), "not a zip")
+        with self.assertRaises(PuError):
+            restore.restore_archive(self.root, corrupt, apply=True)
+        self.assertUnchanged(before)
+
+    def test_mirror_rotation_state_and_reminders(self):
+        self.say("今天去爬了香山", "t1")
+        self.assertEqual(receipts.preflight(self.root, "今天又去爬山了", turn_id="t2", tier="full")["backup_reminder"]["code"],
+                         "BACKUP_MISSING")
+        mirror = os.path.join(self.tmp, "usb")
+        for _ in range(3):
+            out = backup.backup_archive(self.root, also_to=mirror, keep=2)
+        self.assertEqual(len(list(backup.backups_dir(self.root).glob("snapshot-*.zip"))), 2)
+        self.assertTrue(Path(out["mirror"]).is_file())
+        self.assertTrue(backup.backup_archive(self.root, verify=out["mirror"])["verified"])
+        self.assertNotIn("backup_reminder", gate.session_check(self.root, "t1"))
+        late = timeutil.parse_instant("2099-01-01")
+        self.assertEqual(backup.reminder(self.root, now=late)["code"], "BACKUP_OLD")
+        code, result, stderr = self.cli("backup_archive", "--verify")
+        self.assertEqual((code, result["verified"]), (0, True))
+        self.assertEqual(len(stderr.strip().splitlines()), 1)  # one log line for cron
+
+
+class ForgetTest(Base):
+    def setUp(self):
+        super().setUp()
+        self.secret = self.say("其实我去年偷偷去看过心理医生，别告诉别人", "t1")
+        self.other = self.say("我最近睡得不太好", "t2")
+        self.only = records.add_record(self.root, kind="event", title="去看心理医生", capture_ids=[self.secret],
+                                       verbatim_refs=[{"capture_id": self.secret, "start": 2, "end": 10}])["id"]
+        self.shared = records.add_record(self.root, kind="state", title="睡眠不好",
+                                         capture_ids=[self.secret, self.other])["id"]
+        self.fu = followups.add_followup(self.root, "后来还去看吗？", self.secret, due_rule="+7d")["id"]
+        ledger.finalize(self.root, self.secret, "derived")
+        ledger.finalize(self.root, self.other, "derived")
+        probe(self.root, "心理医生", capture_id=self.secret)
+
+    def test_dry_run_lists_everything_and_changes_nothing(self):
+        before = self.snapshot()
+        out = forget.forget(self.root, self.secret)
+        self.assertTrue(out["dry_run"])
+        self.assertEqual(out["records_removed"], [self.only])
+        self.assertEqual(out["records_edited"], [self.shared])
+        self.assertEqual(out["followups_closed"], [self.fu])
+        self.assertUnchanged(before)
+
+    def test_confirm_cascades_and_leaves_only_a_tombstone(self):
+        path = open_index(self.root).capture(self.secret)["path"]
+        out = forget.forget(self.root, self.secret, confirm=True)
+        self.assertTrue(out["applied"])
+        self.assertFalse(Path(self.root, path).exists())
+        everything = b"".join(p.read_bytes() for p in Path(self.root).rglob("*") if p.is_file()
+                              and "views" not in p.parts and "backups" not in p.parts)
+        self.assertNotIn("心理医生".encode(), everything)
+        index = open_index(self.root)
+        self.assertIsNone(index.record(self.only))
+        self.assertEqual(index.record(self.shared)["capture_ids"], [self.other])
+        self.assertEqual(index.followup(self.fu)["status"], "resolved")
+        stone = json.loads(paths.forgotten_path(self.root).read_text(encoding="utf-8").splitlines()[0])
+        self.assertEqual(stone["id"], self.secret)
+        self.assertEqual(len(stone["sha256"]), 64)
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+        self.assertEqual(probe(self.root, "心理医生", maintenance=True)["top"], [])
+        self.assertTrue(gate.session_check(self.root, "t2")["obligations_met"])
+
+    def test_restore_cannot_resurrect_forgotten_material(self):
+        snap = backup.backup_archive(self.root)["snapshot"]
+        forget.forget(self.root, self.secret, confirm=True)
+        out = restore.restore_archive(self.root, snap, apply=True)
+        self.assertIn(self.secret, out["forgotten_again"])
+        self.assertEqual(out["validate"]["status"], "clean", out["validate"]["problems"])
+        self.assertIsNone(open_index(self.root).record(self.only))
+        self.assertEqual(open_index(self.root).capture(self.secret)["status"], "forgotten")
+        self.assertEqual(probe(self.root, "心理医生", maintenance=True)["top"], [])
+
+    def test_forgetting_a_record_recloses_its_capture(self):
+        cid = self.say("我把吉他卖了", "t3")
+        rid = records.add_record(self.root, kind="event", title="卖了吉他", capture_ids=[cid])["id"]
+        ledger.finalize(self.root, cid, "derived")
+        out = forget.forget(self.root, rid, confirm=True)
+        self.assertEqual(out["captures_reclosed"], [cid])
+        self.assertEqual(open_index(self.root).capture(cid)["status"], "no-derivation-needed")
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+
+    def test_unknown_and_repeated_ids_are_refused(self):
+        for bad, code in (("cap-none", "FORGET_UNKNOWN"), ("../x", "BAD_ID")):
+            with self.assertRaises(PuError) as ctx:
+                forget.forget(self.root, bad, confirm=True)
+            self.assertEqual(ctx.exception.code, code)
+        forget.forget(self.root, self.only, confirm=True)
+        with self.assertRaises(PuError) as ctx:
+            forget.forget(self.root, self.only, confirm=True)
+        self.assertEqual(ctx.exception.code, "FORGET_ALREADY")
+
+
+class ReimportTest(Base):
+    def test_reimport_cannot_resurrect(self):
+        path = write(os.path.join(self.tmp, "h.jsonl"), json.dumps(
+            {"ref": "m1", "speaker": "me", "text": "secret plan", "occurred_at": "2024-01-01"}) + "\n")
+        cid = history.import_history(self.root, "jsonl", path)["mapping"]["m1"]
+        forget.forget(self.root, cid, confirm=True)
+        again = history.import_history(self.root, "jsonl", path)
+        self.assertEqual(again["imported"], 0)
+        self.assertIn("forgotten", again["skipped"][0]["why"])
+
+
+class TiersAndCapsTest(Base):
+    def test_tiers_are_computed_and_caps_refuse_whole(self):
+        self.say("很久以前的一句话", "t1", day="2026-01-01")
+        self.say("刚刚说的话", "t2")
+        summary = tiers.summary(self.root)
+        self.assertEqual(summary["short_term"]["captures"], 1)
+        self.assertEqual(summary["long_term"]["captures"], 1)
+        self.assertGreater(summary["bytes_on_disk"], 0)
+        used = tiers.archive_bytes(self.root)
+        with storage.archive_lock(self.root):
+            storage.atomic_write_json(self.root, paths.config_path(self.root), {"max_archive_bytes": used + 200})
+        receipts.preflight(self.root, "再说一句很长的话" * 40, turn_id="t3", tier="full")
+        before = self.snapshot()
+        with self.assertRaises(PuError) as ctx:
+            capture.capture_text(self.root, "再说一句很长的话" * 40, "t3")
+        self.assertEqual(ctx.exception.code, "ARCHIVE_FULL")
+        self.assertUnchanged(before)
+
+
+class ReviewTest(Base):
+    def test_feedback_needs_words_and_review_lists_risky_items(self):
+        cid = self.say("我表姐下个月可能要来杭州", "t1")
+        rid = records.add_record(self.root, kind="fact", title="表姐可能要来杭州", capture_ids=[cid],
+                                 unresolved_referents=["她"])["id"]
+        with self.assertRaises(PuError) as ctx:
+            review.record_feedback(self.root, "cap-none", "missed", [rid])
+        self.assertEqual(ctx.exception.code, "FEEDBACK_NEEDS_WORDS")
+        fb = self.say("不对，是堂姐", "t2")
+        review.record_feedback(self.root, fb, "corrected", [rid], note="堂姐不是表姐")
+        review.record_feedback(self.root, fb, "missed", [rid])
+        before = self.snapshot()
+        out = review.review_v2(self.root, deep=True)
+        self.assertUnchanged(before)
+        checks = {(i["check"], i["id"]) for i in out["items"]}
+        for check in ("attribution", "layer_mixing", "feedback_miss_streak"):
+            self.assertIn((check, rid), checks)
+        item = next(i for i in out["items"] if i["check"] == "layer_mixing")
+        self.assertEqual(item["words"]["capture_id"], cid)
+
+    def test_salience_review_demotes_only_unconfirmed_imports(self):
+        old = timeutil.parse_instant("2025-01-01")
+        a = records.add_record(self.root, kind="fact", title="以前的总结 A", fidelity="summary_only", salience=2,
+                               salience_basis="imported-heuristic", now=old)["id"]
+        b = records.add_record(self.root, kind="fact", title="以前的总结 B", fidelity="summary_only", salience=2,
+                               salience_basis="imported-heuristic", now=old)["id"]
+        fb = self.say("B 这个记得没错", "t1")
+        review.record_feedback(self.root, fb, "helpful", [b])
+        dry = review.salience_review(self.root)
+        self.assertEqual([d["id"] for d in dry["would_demote"]], [a])
+        self.assertEqual(open_index(self.root).record(a)["salience"], 2)
+        done = review.salience_review(self.root, apply=True)
+        self.assertEqual(done["demoted"], [a])
+        self.assertEqual(open_index(self.root).record(a)["salience"], 0)
+        self.assertIn(a, [r["id"] for r in probe(self.root, "总结 A", maintenance=True)["top"]])
+
+
+class RebuildTest(Base):
+    def dump(self):
+        db = open_index(self.root).db
+        probe(self.root, "火锅", maintenance=True)  # brings the recall index up to date
+        out = {}
+        for table, cols in (("receipts", "turn_id, data"), ("captures", "capture_id, status, reason, data"),
+                            ("records", "id, version, status, data"), ("record_refs", "record_id, rel, target"),
+                            ("followups", "id, version, data"), ("tombstones", "id, data"),
+                            ("rwords", "word"), ("raliases", "alias, entity"), ("rngrams", "ngram, df"),
+                            ("rterms", "term, df"), ("rstats", "channel, n, round(total, 6)")):
+            out[table] = sorted(db.execute(f"SELECT {cols} FROM {table}").fetchall())
+        out["rdocs"] = sorted(db.execute("SELECT key, channel, kind, status, round(length, 6), date_from, title FROM rdocs").fetchall())
+        out["rpost"] = sorted(db.execute("SELECT d.key, p.term, round(p.tf, 6) FROM rpost p JOIN rdocs d ON d.doc = p.doc").fetchall())
+        return out
+
+    def test_rebuild_equals_incremental(self):
+        a = self.say("和阿呆呆去吃火锅", "t1")
+        b = self.say("阿呆呆说火锅太辣", "t2")
+        ent = records.add_record(self.root, kind="entity", entity_type="person", title="阿呆呆", aliases=["呆呆"])["id"]
+        rid = records.add_record(self.root, kind="event", title="吃火锅", capture_ids=[a, b], entity_refs=[ent])["id"]
+        records.update_state(self.root, id=records.add_record(self.root, kind="state", title="爱吃辣", capture_ids=[a])["id"],
+                             capture_ids=[b], title="不太能吃辣")
+        followups.add_followup(self.root, "下次还去吗？", a)
+        forget.forget(self.root, rid, confirm=True)
+        incremental = self.dump()
+        out = views.rebuild_views(self.root)
+        self.assertIn("memory/derivation-ledger.json", out["rebuilt"])
+        forget_cached()
+        self.assertEqual(self.dump(), incremental)
