@@ -81,9 +81,10 @@ class DocsTest(ArchiveTest):
         tools = {c.tool for c in commands.COMMANDS}
         for doc in ("SKILL.md", "README.md"):
             text = (REPO / doc).read_text(encoding="utf-8")
-            for name in re.findall(r"\b([a-z_]+)\.py\b", text):
-                if name not in ("run", "bench_capture", "bench_gate", "bench_add_record", "bench_classifier",
-                                "bench_tokenizer", "commands") and not name.startswith("bench_"):
+            for prefix, name in re.findall(r"(?<![\w/])((?:tests|scripts)/[\w/]*?)?([a-z_]+)\.py\b", text):
+                if prefix and not prefix.startswith("scripts/"):
+                    self.assertTrue((REPO / f"{prefix}{name}.py").is_file(), f"{doc} names {prefix}{name}.py, which does not exist")
+                elif name not in ("commands",):
                     self.assertIn(name, known, f"{doc} names {name}.py, which does not exist")
             for tool in re.findall(r"\b(personal_[a-z_]+)\b", text):
                 self.assertIn(tool, tools, f"{doc} names tool {tool}, which does not exist")

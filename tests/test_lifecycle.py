@@ -262,3 +262,36 @@ class RebuildTest(Base):
         self.assertIn("memory/derivation-ledger.json", out["rebuilt"])
         forget_cached()
         self.assertEqual(self.dump(), incremental)
+
+
+class BadInputTest(Base):
+    def test_symlinked_folder_inside_sources_is_refused(self):
+        outside = os.path.join(self.tmp, "outside")
+        os.makedirs(outside)
+        year = timeutil.now().strftime("%Y")
+        os.symlink(outside, os.path.join(self.root, "sources", "conversation", year))
+        receipts.preflight(self.root, "我今天很开心", turn_id="t1", tier="full")
+        before = self.snapshot()
+        with self.assertRaises(PuError) as ctx:
+            capture.capture_text(self.root, "我今天很开心", "t1")
+        self.assertEqual(ctx.exception.code, "PATH_ESCAPE")
+        self.assertEqual(os.listdir(outside), [])
+        self.assertUnchanged(before)
+
+    def test_full_disk_during_capture_leaves_nothing(self):
+        from unittest import mock
+        real_write = os.write
+
+        def full(fd, data):
+            if len(data) > 100:
+                raise OSError(28, "No space left on device")
+            return real_write(fd, data)
+
+        receipts.preflight(self.root, "我今天很开心" * 20, turn_id="t2", tier="full")
+        before = self.snapshot()
+        with mock.patch("os.write", side_effect=full):
+            with self.assertRaises(PuError) as ctx:
+                capture.capture_text(self.root, "我今天很开心" * 20, "t2")
+        self.assertEqual(ctx.exception.code, "DISK_FULL")
+        self.assertIn("capture FAILED", ctx.exception.message)
+        self.assertUnchanged(before)
