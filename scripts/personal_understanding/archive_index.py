@@ -22,7 +22,7 @@ from . import paths, storage
 from .errors import Problem
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
 CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_key);
 CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
-CREATE INDEX IF NOT EXISTS records_date ON records(date_start);
+CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
 CREATE TABLE IF NOT EXISTS record_refs (
     record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target));
 CREATE INDEX IF NOT EXISTS record_refs_target ON record_refs(target, rel);

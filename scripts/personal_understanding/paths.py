@@ -36,7 +36,10 @@ def resolve_root(arg=None, environ=None):
 
 def resources_dir():
     """Read-only data shipped with the code (word lists, lexicon, schemas)."""
-    candidates = [SKILL_DIR / "resources", Path(sys.prefix) / "share" / "personal-understanding" / "resources"]
+    import site
+
+    share = Path("share") / "personal-understanding" / "resources"
+    candidates = [SKILL_DIR / "resources", Path(sys.prefix) / share, Path(site.USER_BASE or "~") / share]
     for candidate in candidates:
         if candidate.is_dir():
             return candidate

@@ -86,32 +86,32 @@ def _dangling(index, rec):
 
 
 def possible_duplicates(index, rec, limit=30):
-    """Current records of the same kind that already say the same thing."""
+    """Current records of the same kind that already say the same thing.
+
+    Candidates share the normalized title or an entity (the most recent few per
+    entity), so the cost does not grow with the archive.
+    """
     kind, title = rec.get("kind"), rec.get("title", "")
     key = schema.normalized(title)
-    ids = set()
-    for (rid,) in index.db.execute("SELECT id FROM records WHERE kind=? AND title_key=? LIMIT ?", (kind, key, limit)):
-        ids.add(rid)
+    summary_key = schema.normalized(rec.get("summary"))
+    cols = "r.id, r.title_key, r.status, json_extract(r.data, '$.summary'), json_extract(r.data, '$.title')"
+    rows = {r[0]: r for r in index.db.execute(
+        f"SELECT {cols} FROM records r WHERE r.kind=? AND r.title_key=? LIMIT ?", (kind, key, limit))}
     for ent in rec.get("entity_refs") or ():
-        for (rid,) in index.db.execute(
-                "SELECT r.id FROM record_refs f JOIN records r ON r.id=f.record_id "
+        for r in index.db.execute(
+                f"SELECT {cols} FROM record_refs f JOIN records r ON r.id=f.record_id "
                 "WHERE f.target=? AND f.rel='entity' AND r.kind=? ORDER BY r.updated_at DESC LIMIT ?", (ent, kind, limit)):
-            ids.add(rid)
+            rows.setdefault(r[0], r)
     out = []
-    for rid in sorted(ids):
-        if rid == rec.get("id"):
+    for rid, other_key, status, other_summary, other_title in sorted(rows.values()):
+        if rid == rec.get("id") or status in CLOSED_STATUSES:
             continue
-        other = index.record(rid)
-        if other is None or other.get("status") in CLOSED_STATUSES:
-            continue
-        title_sim = schema.similarity(title, other.get("title"))
-        summary_sim = schema.similarity(rec.get("summary", ""), other.get("summary", "")) if rec.get("summary") else 0.0
-        exact = (schema.normalized(title) == schema.normalized(other.get("title"))
-                 and schema.normalized(rec.get("summary")) == schema.normalized(other.get("summary")))
+        title_sim = 1.0 if other_key == key else schema.similarity(key, other_key, floor=0.8)
+        summary_sim = schema.similarity(summary_key, other_summary, floor=0.85) if summary_key and other_summary else 0.0
+        exact = other_key == key and summary_key == schema.normalized(other_summary)
         if exact or title_sim >= 0.8 or summary_sim >= 0.85:
-            out.append({"id": rid, "kind": other.get("kind"), "title": other.get("title"),
-                        "title_similarity": round(title_sim, 2), "summary_similarity": round(summary_sim, 2),
-                        "exact": exact})
+            out.append({"id": rid, "kind": kind, "title": other_title, "title_similarity": round(min(title_sim, 1.0), 2),
+                        "summary_similarity": round(summary_sim, 2), "exact": exact})
     out.sort(key=lambda d: (-d["exact"], -d["title_similarity"]))
     return out
 
@@ -321,14 +321,14 @@ def get_record(index, record_id):
     if canonical != record_id:
         rec["redirected_from"] = record_id
     if schema.is_timeline(rec.get("kind")) and rec.get("date_start"):
+        # Row values let SQLite walk the (date_start, id) index from this record outwards.
+        spine = "kind IN ('event','state','decision') AND status NOT IN ('redirected','forgotten')"
         before = index.db.execute(
-            "SELECT id FROM records WHERE kind IN ('event','state','decision') AND date_start IS NOT NULL "
-            "AND (date_start < ? OR (date_start = ? AND id < ?)) AND status NOT IN ('redirected','forgotten') "
-            "ORDER BY date_start DESC, id DESC LIMIT 1", (rec["date_start"], rec["date_start"], rec["id"])).fetchone()
+            f"SELECT id FROM records INDEXED BY records_date WHERE date_start IS NOT NULL AND (date_start, id) < (?, ?) AND {spine} "
+            "ORDER BY date_start DESC, id DESC LIMIT 1", (rec["date_start"], rec["id"])).fetchone()
         after = index.db.execute(
-            "SELECT id FROM records WHERE kind IN ('event','state','decision') AND date_start IS NOT NULL "
-            "AND (date_start > ? OR (date_start = ? AND id > ?)) AND status NOT IN ('redirected','forgotten') "
-            "ORDER BY date_start, id LIMIT 1", (rec["date_start"], rec["date_start"], rec["id"])).fetchone()
+            f"SELECT id FROM records INDEXED BY records_date WHERE date_start IS NOT NULL AND (date_start, id) > (?, ?) AND {spine} "
+            "ORDER BY date_start, id LIMIT 1", (rec["date_start"], rec["id"])).fetchone()
         rec["before_ids"] = sorted(set(rec.get("before_ids") or ()) | ({before[0]} if before else set()))
         rec["after_ids"] = sorted(set(rec.get("after_ids") or ()) | ({after[0]} if after else set()))
     return rec

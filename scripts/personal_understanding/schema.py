@@ -162,17 +162,24 @@ def normalized(text):
     return re.sub(r"[\W_]+", "", text)
 
 
-def similarity(a, b):
-    """Character-bigram Dice coefficient of two normalized strings (0..1)."""
+def similarity(a, b, floor=0.0):
+    """Character-bigram Dice coefficient of two normalized strings (0..1, 1 only when equal).
+
+    Below `floor` the exact value does not matter: 0.0 is returned as soon as the
+    lengths alone rule the floor out.
+    """
     a, b = normalized(a), normalized(b)
     if not a or not b:
         return 0.0
     if a == b:
         return 1.0
-    grams_a = Counter(a[i:i + 2] for i in range(max(1, len(a) - 1)))
-    grams_b = Counter(b[i:i + 2] for i in range(max(1, len(b) - 1)))
+    la, lb = max(1, len(a) - 1), max(1, len(b) - 1)
+    if 2 * min(la, lb) / (la + lb) < floor:
+        return 0.0
+    grams_a = Counter(a[i:i + 2] for i in range(la))
+    grams_b = Counter(b[i:i + 2] for i in range(lb))
     shared = sum((grams_a & grams_b).values())
-    return min(0.99, 2 * shared / (sum(grams_a.values()) + sum(grams_b.values())))
+    return min(0.99, 2 * shared / (la + lb))
 
 
 def new_record_id(kind, title, moment):

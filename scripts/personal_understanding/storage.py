@@ -316,10 +316,11 @@ def _quarantine_tail(root, path, fd, size):
     return keep
 
 
-def append_jsonl(root, path, objs):
-    """Append one or more objects as JSON lines in a single fsynced write.
+def append_jsonl(root, path, objs, sync=True):
+    """Append one or more objects as JSON lines in a single write, fsynced unless sync=False.
 
-    Returns the byte offset where the first new line starts.
+    sync=False is for logs whose loss in a power cut costs nothing (retrieval
+    traces): the write is still one whole line. Returns the offset of the first new line.
     """
     _require_lock(root)
     if isinstance(objs, dict):
@@ -338,7 +339,8 @@ def append_jsonl(root, path, objs):
             os.lseek(fd, size, os.SEEK_SET)
             try:
                 _write_all(fd, data)
-                os.fsync(fd)
+                if sync:
+                    os.fsync(fd)
             except OSError:
                 os.ftruncate(fd, size)  # leave no partial line behind a failed write
                 raise

@@ -32,5 +32,5 @@ def write(root, entry, now=None):
     line = {"trace_id": trace_id, "at": timeutil.iso(moment)}
     line.update(entry)
     with storage.archive_lock(root, "trace"):
-        storage.append_jsonl(root, paths.trace_path(root, moment.strftime("%Y-%m-%d")), line)
+        storage.append_jsonl(root, paths.trace_path(root, moment.strftime("%Y-%m-%d")), line, sync=False)
     return trace_id
