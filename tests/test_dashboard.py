@@ -1,0 +1,511 @@
+"""The dashboard data builder, its files, its fingerprint and open_dashboard."""
+
+import json
+import os
+import re
+from pathlib import Path
+from unittest import mock
+
+from tests.helpers import ArchiveTest
+
+from personal_understanding import (capture, dashboard, followups, hypotheses, ledger, paths, receipts, records,
+                                    timeutil)
+from personal_understanding.archive_index import open_index
+
+WEDDING = "我妹妹小雨下个月在杭州结婚，我有点舍不得，也在纠结要不要请一周假回去帮忙。"
+THESIS = "Last summer I finally handed in my thesis <b>& felt free</b>; my advisor said \"well done\"."
+SCHOOL = "高三那年我转学到了北京，刚开始一个朋友都没有，他也不理我。"
+JOB = "我现在在一家做地图的公司上班。"
+JOB2 = "上个月辞职了，现在在家休息。"
+PENDING = "今天有点累，还没想好要说什么。"
+
+
+def at(day):
+    return timeutil.parse_instant(day)
+
+
+def say(root, text, turn, day):
+    receipts.preflight(root, text, turn_id=turn, tier="full", now=at(day))
+    return capture.capture_text(root, text, turn, now=at(day))["capture_id"]
+
+
+def build_fixture(root):
+    """A small archive with every feature the dashboard shows. Returns the ids the tests look for."""
+    c1 = say(root, WEDDING, "t-wedding", "2026-03-02T10:00:00Z")
+    c2 = say(root, THESIS, "t-thesis", "2026-03-03T10:00:00Z")
+    c3 = say(root, SCHOOL, "t-school", "2026-03-04T10:00:00Z")
+    c4 = say(root, JOB, "t-job", "2026-03-05T10:00:00Z")
+    c5 = say(root, JOB2, "t-job2", "2026-03-06T10:00:00Z")
+    c6 = say(root, PENDING, "t-pending", "2026-03-07T10:00:00Z")
+    add = records.add_record
+    add(root, kind="entity", entity_type="person", title="小雨", id="person-xiaoyu", aliases=["妹妹"], domain="family-home")
+    add(root, kind="entity", entity_type="person", title="我妹", id="person-sister-dup", aliases=["my sister"])
+    add(root, kind="entity", entity_type="place", title="杭州", id="place-hangzhou")
+    add(root, kind="entity", entity_type="concept", title="离家的牵挂", id="concept-homesick", aliases=["舍不得", "想家"],
+        related_ids=["person-xiaoyu"])
+    add(root, kind="event", id="event-wedding", title="小雨在杭州结婚", summary="妹妹小雨下个月在杭州结婚。",
+        entity_refs=["person-sister-dup", "place-hangzhou", "concept-homesick"], domain="family-home", salience=3,
+        date_start="2026-04", date_precision="month", date_basis="source", phase="working years",
+        felt_then="有点舍不得", meaning_now="家里的大事，我想在场",
+        verbatim_refs=[{"capture_id": c1, "start": 0, "end": WEDDING.index("，")}])
+    add(root, kind="event", id="event-thesis", title="Handed in the thesis", summary="Finished the thesis last summer.",
+        capture_ids=[c2], domain="education-career", salience=2, date_start="2025-07", date_precision="approximate",
+        phase="university", what_happened="Handed in the thesis <b>after two years</b>", entity_refs=["person-xiaoyu"])
+    add(root, kind="event", id="event-school", title="高三转学到北京", capture_ids=[c3], domain="education-career",
+        salience=3, date_start="2012", date_precision="year", phase="high school", unresolved_referents=["他"],
+        entity_refs=["person-xiaoyu", "place-hangzhou"],
+        verbatim_refs=[{"capture_id": c3, "start": 0, "end": SCHOOL.index("，")}])
+    add(root, kind="event", id="event-old-note", title="小时候搬过一次家", summary="旧笔记：小时候搬过家。",
+        fidelity="summary_only", domain="family-home", salience=1, date_precision="unknown",
+        related_ids=["event-does-not-exist"], entity_refs=["person-xiaoyu", "place-hangzhou"])
+    add(root, kind="state", id="state-job", title="在地图公司上班", capture_ids=[c4], subject_key="job",
+        domain="education-career", date_start="2024")
+    records.update_state(root, "state-job", [c5], title="辞职在家休息", date_start="2026-02")
+    add(root, kind="decision", id="decision-leave", title="要不要请一周假回去帮忙", capture_ids=[c1], status="uncertain",
+        subject_key="leave-for-wedding", entity_refs=["person-xiaoyu"], domain="education-career")
+    add(root, kind="preference", id="pref-quiet", title="喜欢安静的周末", capture_ids=[c4], domain="health-life")
+    add(root, kind="fact", id="fact-lives-hangzhou", title="Sister lives in Hangzhou", capture_ids=[c1],
+        entity_refs=["person-xiaoyu"])
+    add(root, kind="context", id="context-family-hangzhou", title="杭州的家人", summary="小雨和杭州连在一起的事。",
+        entity_refs=["person-xiaoyu", "place-hangzhou"])
+    records.merge_entities(root, "person-sister-dup", "person-xiaoyu", "user: 我妹 and 小雨 are the same person")
+    hypotheses.add_hypothesis(root, "Big family events make the user homesick", ["event-wedding", "event-school"],
+                              id="hyp-homesick", contradicts=["event-thesis"], confidence=0.5)
+    hypotheses.add_hypothesis(root, "Changes of place are hard at first", ["event-school", "event-wedding"],
+                              id="hyp-moves", confidence=0.4)
+    hypotheses.review_hypothesis(root, "hyp-moves", "rejected", "user said moving was exciting, not hard")
+    for cid in (c1, c2, c3, c4, c5):
+        ledger.finalize(root, cid, "derived")
+    due = followups.add_followup(root, "婚礼准备得怎么样了？", c1, due_at="2026-03-10", id="fu-wedding")["id"]
+    later = followups.add_followup(root, "Did the advisor reply?", c2, due_at="2099-01-01", id="fu-advisor")["id"]
+    undated = followups.add_followup(root, "还想回北京吗？", c3, id="fu-beijing")["id"]
+    closed = followups.add_followup(root, "新工作找得怎么样？", c5, due_at="2026-03-20", id="fu-job")["id"]
+    followups.resolve_followup(root, closed, "resolved", "user decided to rest for a few months first")
+    return {"captures": [c1, c2, c3, c4, c5, c6], "pending": c6, "followups": [due, later, undated, closed]}
+
+
+def read_chunks(root):
+    """Every data file the page loads, parsed back into Python: (main, {chunk name: payload})."""
+    ddir = dashboard.data_dir(root)
+    main_text = (ddir / "dashboard_data.js").read_text("utf-8")
+    assert main_text.startswith("window.PU_DATA = ")
+    main = json.loads(main_text[len("window.PU_DATA = "):].rstrip().rstrip(";"))
+    chunks = {}
+    for path in sorted((ddir / "chunks").glob("*.js")):
+        text = path.read_text("utf-8")
+        match = re.match(r"PU_CHUNK\((\"[^\"]+\"),", text)
+        name = json.loads(match.group(1))
+        decoder = json.JSONDecoder()
+        build, end = decoder.raw_decode(text, match.end())
+        assert text[end] == ","
+        payload, end = decoder.raw_decode(text, end + 1)
+        assert text[end:] == ");\n", text[end:]
+        chunks[name] = (build, payload)
+    return main, chunks
+
+
+class DashboardDataTest(ArchiveTest):
+    def setUp(self):
+        super().setUp()
+        self.ids = build_fixture(self.root)
+
+    def test_every_id_is_present(self):
+        data = dashboard.build_data(self.root)
+        index = open_index(self.root)
+        all_records = {r[0] for r in index.db.execute("SELECT id FROM records")}
+        self.assertEqual(set(data["items"]["rec"]), all_records)
+        self.assertEqual(set(data["items"]["cap"]), set(self.ids["captures"]))
+        self.assertEqual(set(data["items"]["fu"]), set(self.ids["followups"]))
+        lists = data["lists"]
+        listed = set()
+        for name in ("timeline", "entities", "context", "knowledge", "hypotheses"):
+            listed |= {row["id"] for row in lists[name]}
+        listed |= {row["id"] for row in lists["redirects"]}
+        self.assertEqual(listed, all_records, "every record appears in one list")
+        self.assertEqual({r["id"] for r in lists["sources"]}, set(self.ids["captures"]))
+        self.assertEqual({r["id"] for r in lists["followups"]}, set(self.ids["followups"]))
+        for name, rows in lists.items():
+            self.assertEqual(len(rows), len({r["id"] for r in rows}), f"{name}: two rows share an id")
+
+    def test_timeline_spine_quotes_and_expansion(self):
+        data = dashboard.build_data(self.root)
+        rows = data["lists"]["timeline"]
+        phases = [r["phase"] for r in rows]
+        self.assertEqual(phases[:3], ["high school", "university", "working years"], "phases in life order")
+        self.assertIsNone(phases[-1])
+        wedding = next(r for r in rows if r["id"] == "event-wedding")
+        self.assertEqual(wedding["quote"], {"capture_id": self.ids["captures"][0], "text": "我妹妹小雨下个月在杭州结婚", "excerpt": False})
+        rec = data["items"]["rec"]
+        self.assertEqual(rec["event-wedding"]["felt_then"], "有点舍不得")
+        self.assertEqual(rec["event-wedding"]["meaning_now"], "家里的大事，我想在场")
+        thesis_quote = rec["event-thesis"]["quotes"][0]
+        self.assertTrue(thesis_quote["excerpt"], "a capture cited without spans is shown as a marked excerpt")
+        self.assertTrue(THESIS.startswith(thesis_quote["quote"].rstrip("…")))
+        self.assertEqual(rec["event-old-note"]["quotes"], [])
+        self.assertEqual(rec["event-school"]["before_ids"], [])
+        self.assertIn("state-job", rec["event-school"]["after_ids"])
+        self.assertEqual(rec["state-job"]["status"], "superseded")
+        self.assertIn(rec["state-job"]["superseded_by"], rec["state-job"]["refs"])
+
+    def test_entities_redirects_and_entity_page(self):
+        data = dashboard.build_data(self.root)
+        redirect = data["lists"]["redirects"][0]
+        self.assertEqual((redirect["id"], redirect["redirect_to"]), ("person-sister-dup", "person-xiaoyu"))
+        self.assertEqual(redirect["merge_reason"], "user: 我妹 and 小雨 are the same person")
+        ids = [r["id"] for r in data["lists"]["entities"]]
+        self.assertEqual(ids[0], "person-xiaoyu", "most mentioned first")
+        self.assertNotIn("person-sister-dup", ids)
+        self.assertNotIn("concept-homesick", ids, "concept cards are knowledge")
+        page = data["items"]["rec"]["person-xiaoyu"]["page"]
+        self.assertIn("event-wedding", page["stories"], "a reference to the merged id resolves to the canonical entity")
+        self.assertIn("context-family-hangzhou", page["context_cards"])
+        self.assertEqual(page["merged"][0]["id"], "person-sister-dup")
+        self.assertTrue(any(q["quote"] == "我妹妹小雨下个月在杭州结婚" for q in page["quotes"]))
+        old = data["items"]["rec"]["person-sister-dup"]
+        self.assertEqual(old["canonical_id"], "person-xiaoyu")
+        facets = data["lists"]["facets"]
+        self.assertEqual(facets[0]["id"], "person-xiaoyu~place-hangzhou")
+        self.assertEqual(facets[0]["events"], 3)
+
+    def test_knowledge_hypotheses_followups_sources(self):
+        data = dashboard.build_data(self.root)
+        kinds = {r["id"]: r["kind"] for r in data["lists"]["knowledge"]}
+        self.assertEqual(kinds, {"pref-quiet": "preference", "fact-lives-hangzhou": "fact", "concept-homesick": "concept"})
+        hyps = {r["id"]: r for r in data["lists"]["hypotheses"]}
+        self.assertEqual(hyps["hyp-homesick"]["status"], "candidate")
+        self.assertEqual(hyps["hyp-homesick"]["contradicts"], 1)
+        self.assertEqual(hyps["hyp-moves"]["status"], "rejected")
+        self.assertEqual(hyps["hyp-moves"]["review_note"], "user said moving was exciting, not hard")
+        buckets = {r["id"]: r["bucket"] for r in data["lists"]["followups"]}
+        self.assertEqual(buckets, {"fu-wedding": "due", "fu-advisor": "later", "fu-beijing": "undated", "fu-job": "closed"})
+        self.assertEqual(data["items"]["fu"]["fu-job"]["resolution"]["note"], "user decided to rest for a few months first")
+        src = {r["id"]: r for r in data["lists"]["sources"]}
+        c1 = self.ids["captures"][0]
+        self.assertEqual(src[c1]["records"], 3)
+        self.assertEqual(src[self.ids["pending"]]["status"], "pending")
+        self.assertEqual(len(src[c1]["sha256"]), 64)
+        cap = data["items"]["cap"][c1]
+        self.assertEqual(cap["text"], WEDDING)
+        self.assertIn("fu-wedding", cap["followups"])
+        self.assertIn(cap["tier"], ("short_term", "long_term", "archive"))
+
+    def test_overview_and_diagnostics(self):
+        data = dashboard.build_data(self.root)
+        o = data["overview"]
+        self.assertEqual(o["validation"]["status"], "warnings")
+        self.assertEqual(o["backup"], {"last_backup_at": None, "never": True})
+        self.assertEqual(o["summary_debt"], 1)
+        self.assertEqual(o["pending_captures"]["total"], 1)
+        self.assertEqual([f["id"] for f in o["due_followups"]], ["fu-wedding"])
+        self.assertEqual(o["counts"]["by_layer"]["model_hypothesis"], 2)
+        d = data["diagnostics"]
+        codes = {p["code"] for p in d["validation"]["problems"]["items"]}
+        self.assertTrue({"DANGLING_REFERENCE", "SUMMARY_DEBT"} <= codes, codes)
+        self.assertIn({"id": "event-old-note", "field": "related_ids", "target": "event-does-not-exist"}, d["dangling"]["items"])
+        self.assertEqual([x["id"] for x in d["summary_debt"]["items"]], ["event-old-note"])
+        self.assertEqual([x["id"] for x in d["unknown_dates"]["items"]], ["event-old-note"])
+        self.assertEqual(d["unresolved_referents"]["items"][0]["referents"], ["他"])
+        self.assertEqual([x["id"] for x in d["hypotheses_without_counter_evidence"]["items"]], ["hyp-moves"])
+        gap = d["date_gaps"]["items"][0]
+        self.assertEqual((gap["before_id"], gap["after_id"]), ("event-school", "event-thesis"))
+        self.assertEqual(dict(d["paths"]["dirs"])["root"], str(Path(self.root).resolve()))
+        self.assertTrue(data["graph"]["nodes"])
+        self.assertTrue(all(n["kind"] in ("entity", "concept", "event", "context") for n in data["graph"]["nodes"]))
+
+    def test_backup_age_comes_from_backup_state(self):
+        from personal_understanding import storage
+        with storage.archive_lock(self.root):
+            storage.atomic_write_json(self.root, paths.backup_state_path(self.root), {"last_backup_at": "2026-03-01T00:00:00Z"})
+        self.assertEqual(dashboard.build_data(self.root)["overview"]["backup"], {"last_backup_at": "2026-03-01T00:00:00Z", "never": False})
+
+    def test_written_files_links_resolve(self):
+        dashboard.write_data(self.root)
+        main, chunks = read_chunks(self.root)
+        builds = {json.dumps(b, sort_keys=True) for b, _p in chunks.values()}
+        self.assertEqual(builds, {json.dumps(main["build"], sort_keys=True)}, "one build across every file")
+        items = {family: {} for family in main["shards"]}
+        for name, (_b, payload) in chunks.items():
+            if name.startswith("item-"):
+                family, n = name.split("-")[1], int(name.split("-")[2])
+                for item_id, item in payload.items():
+                    self.assertEqual(dashboard.shard_of(item_id, main["shards"][family]), n, f"{item_id} in the wrong shard")
+                    items[family][item_id] = item
+        rec, cap, fu = items["rec"], items["cap"], items["fu"]
+        targets = []  # (family, id) of every link the page draws
+        lists = {name: [] for name in main["lists"]}
+        for name, meta in main["lists"].items():
+            for n in range(meta["chunks"]):
+                lists[name] += chunks[f"list-{name}-{n}"][1]
+            self.assertEqual(len(lists[name]), meta["total"])
+        family_of = {"timeline": "rec", "entities": "rec", "redirects": "rec", "context": "rec", "knowledge": "rec",
+                     "hypotheses": "rec", "followups": "fu", "sources": "cap"}
+        for name, family in family_of.items():
+            targets += [(family, row["id"]) for row in lists[name]]
+        for row in lists["timeline"]:
+            if row["quote"]:
+                targets.append(("cap", row["quote"]["capture_id"]))
+        for row in lists["context"] + lists["facets"]:
+            targets += [("rec", e[0]) for e in row["entities"] if e[2]]
+        for row in lists["facets"]:
+            targets += [("rec", e) for e in row["event_ids"]]
+        for item in rec.values():
+            targets += [("rec", x) for x, label in item["refs"].items() if label is not None]
+            targets += [("cap", x) for x, label in item["capture_refs"].items() if label is not None]
+            for field in ("entity_refs", "related_ids", "supports", "contradicts", "supersedes", "before_ids", "after_ids"):
+                for x in item.get(field) or ():
+                    self.assertIn(x, item["refs"], f"{item['id']}.{field} has no label")
+                    if item["refs"][x] is None:
+                        self.assertNotIn(x, rec, "a missing label means a missing record")
+        for item in cap.values():
+            targets += [("rec", r) for r in item["records"]] + [("fu", f) for f in item["followups"]]
+        targets += [("rec", n["id"]) for n in chunks["graph"][1]["nodes"]]
+        o = main["overview"]
+        targets += [("fu", f["id"]) for f in o["due_followups"]] + [("cap", p["id"]) for p in o["pending_captures"]["items"]]
+        diag = chunks["diagnostics"][1]
+        for key in ("summary_debt", "unknown_dates", "dangling", "unresolved_referents", "hypotheses_without_counter_evidence"):
+            targets += [("rec", x["id"]) for x in diag[key]["items"]]
+        for family, item_id in targets:
+            self.assertIn(item_id, {"rec": rec, "cap": cap, "fu": fu}[family], f"link to {family}/{item_id} does not resolve")
+        self.assertGreater(len(targets), 80)
+        self.assertIsNone(rec["event-old-note"]["refs"]["event-does-not-exist"], "the dangling id is shown as missing")
+
+    def test_paging_and_stale_chunks_removed(self):
+        with mock.patch.object(dashboard, "PAGE_ROWS", 2), mock.patch.object(dashboard, "SHARD_ITEMS", 3):
+            out = dashboard.write_data(self.root)
+            main, chunks = read_chunks(self.root)
+        data = dashboard.build_data(self.root)
+        for name, rows in data["lists"].items():
+            meta = main["lists"][name]
+            self.assertEqual(meta["chunks"], max(1, -(-len(rows) // 2)), name)
+            joined = []
+            for n in range(meta["chunks"]):
+                part = chunks[f"list-{name}-{n}"][1]
+                self.assertLessEqual(len(part), 2)
+                joined += part
+            self.assertEqual([r["id"] for r in joined], [r["id"] for r in rows], f"{name}: pages keep the order")
+        self.assertEqual(main["shards"]["rec"], -(-len(data["items"]["rec"]) // 3))
+        many = len(list((dashboard.data_dir(self.root) / "chunks").glob("*.js")))
+        self.assertEqual(out["files"], many + 3)
+        out = dashboard.write_data(self.root)
+        left = sorted(p.stem for p in (dashboard.data_dir(self.root) / "chunks").glob("*.js"))
+        self.assertLess(len(left), many)
+        self.assertGreater(out["removed"], 0)
+        self.assertFalse([n for n in left if n.startswith("list-timeline-") and n != "list-timeline-0"])
+
+    def test_main_file_is_bounded(self):
+        for i in range(30):
+            records.add_record(self.root, kind="event", title=f"第{i}件事", capture_ids=[self.ids["captures"][1]],
+                               date_start=f"{2000 + i}")
+        out = dashboard.write_data(self.root)
+        main, _chunks = read_chunks(self.root)
+        self.assertEqual(main["lists"]["timeline"], {"total": 37, "chunk_rows": dashboard.PAGE_ROWS, "chunks": 1})
+        self.assertNotIn("items", main)
+        self.assertLess(out["main_bytes"], 20000)
+
+
+class FingerprintAndOpenTest(ArchiveTest):
+    def setUp(self):
+        super().setUp()
+        self.ids = build_fixture(self.root)
+
+    def test_fingerprint_follows_the_archive(self):
+        first = dashboard.fingerprint(self.root)
+        self.assertEqual(first, dashboard.fingerprint(self.root))
+        records.add_record(self.root, kind="fact", title="A new fact", capture_ids=[self.ids["captures"][0]])
+        second = dashboard.fingerprint(self.root)
+        self.assertNotEqual(first, second)
+        followups.add_followup(self.root, "还好吗？", self.ids["captures"][0], due_rule="+3d")
+        third = dashboard.fingerprint(self.root)
+        self.assertNotEqual(second, third)
+        ledger.finalize(self.root, self.ids["pending"], "no-derivation-needed", "tired, nothing specific to keep")
+        self.assertNotEqual(third, dashboard.fingerprint(self.root))
+
+    def test_open_dashboard_rebuilds_only_when_stale(self):
+        out = dashboard.open_dashboard(self.root, no_open=True)
+        root = Path(self.root).resolve()
+        self.assertEqual(out["page"], str(root / "memory/v2/views/dashboard/index.html"))
+        self.assertTrue(Path(out["page"]).is_file())
+        self.assertTrue(Path(out["data"]).is_file())
+        self.assertTrue(Path(out["data"]).resolve().is_relative_to(root))
+        self.assertEqual((out["rebuilt"], out["opened"]), (True, False))
+        for name in dashboard.APP_FILES:
+            self.assertEqual((root / "memory/v2/views/dashboard" / name).read_bytes(),
+                             (dashboard.app_source_dir() / name).read_bytes())
+        data_bytes = Path(out["data"]).read_bytes()
+        again = dashboard.open_dashboard(self.root, no_open=True)
+        self.assertFalse(again["rebuilt"])
+        self.assertEqual(again["fingerprint"], out["fingerprint"])
+        self.assertEqual(Path(out["data"]).read_bytes(), data_bytes, "not rewritten")
+        records.add_record(self.root, kind="fact", title="Another fact", capture_ids=[self.ids["captures"][0]])
+        third = dashboard.open_dashboard(self.root, no_open=True)
+        self.assertEqual((third["rebuilt"], third["reason"]), (True, "archive changed"))
+        self.assertNotEqual(third["fingerprint"], out["fingerprint"])
+        later = dashboard.open_dashboard(self.root, no_open=True, now=timeutil.now() + __import__("datetime").timedelta(days=2))
+        self.assertTrue(later["rebuilt"])
+        self.assertIn("earlier day", later["reason"])
+
+    def test_open_dashboard_opens_a_browser_unless_no_open(self):
+        browser = mock.Mock()
+        browser.open.return_value = True
+        with mock.patch.object(dashboard.webbrowser, "get", return_value=browser):
+            out = dashboard.open_dashboard(self.root)
+            self.assertTrue(out["opened"])
+            browser.open.assert_called_once()
+            self.assertTrue(browser.open.call_args[0][0].startswith("file://"))
+            browser.open.reset_mock()
+            self.assertFalse(dashboard.open_dashboard(self.root, no_open=True)["opened"])
+            browser.open.assert_not_called()
+        console = dashboard.webbrowser.GenericBrowser("lynx")
+        with mock.patch.object(dashboard.webbrowser, "get", return_value=console), \
+                mock.patch.object(console, "open") as console_open:
+            out = dashboard.open_dashboard(self.root)
+        console_open.assert_not_called()
+        self.assertFalse(out["opened"])
+        self.assertIn(out["page"], out["hint"])
+
+    def test_deleted_data_is_rebuilt_and_rebuild_views_writes_it(self):
+        from personal_understanding import views
+        dashboard.open_dashboard(self.root, no_open=True)
+        views.rebuild_views(self.root)
+        self.assertTrue(dashboard.data_path(self.root).is_file())
+        self.assertTrue((dashboard.dashboard_dir(self.root) / "index.html").is_file(), "the app comes with the data")
+        os.unlink(dashboard.data_path(self.root))
+        self.assertTrue(dashboard.open_dashboard(self.root, no_open=True)["rebuilt"])
+
+    def test_cli_entry(self):
+        code, out, err = self.cli("open_dashboard", "--no-open")
+        self.assertEqual(code, 0, err)
+        self.assertTrue(out["page"].startswith(str(Path(self.root).resolve())))
+        self.assertFalse(out["opened"])
+
+
+class StaticAppTest(ArchiveTest):
+    def test_shard_hash_is_fnv1a(self):
+        # FNV-1a 32-bit of "a" is 0xE40C292C; the page computes the same with charCodeAt.
+        self.assertEqual(dashboard.shard_of("a", 2 ** 32), 0xE40C292C)
+        self.assertEqual(dashboard.shard_of("", 2 ** 32), 0x811C9DC5)
+
+    def test_app_uses_no_network_and_never_writes(self):
+        for name in dashboard.APP_FILES:
+            text = (dashboard.app_source_dir() / name).read_text("utf-8")
+            urls = set(re.findall(r"https?://[^\s\"')]+", text)) - {"http://www.w3.org/2000/svg"}
+            self.assertEqual(urls, set(), f"{name} names a network address")
+            for call in ("fetch(", "XMLHttpRequest", "localStorage", "sessionStorage", "indexedDB", "WebSocket", "innerHTML",
+                         "@import", "url("):
+                self.assertNotIn(call, text, f"{name} uses {call}")
+        css = (dashboard.app_source_dir() / "style.css").read_text("utf-8")
+        for font in ("Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei"):
+            self.assertIn(font, css)
+
+    def test_no_data_page_says_what_to_run(self):
+        text = (dashboard.app_source_dir() / "app.js").read_text("utf-8")
+        self.assertIn("python3 scripts/open_dashboard.py", text)
+
+
+def synthetic_archive(root, records=10000, captures=2000, followups_count=200):
+    """An archive of `records` records written as JSONL in the product's format (fast: one append per file)."""
+    from personal_understanding import storage
+    from personal_understanding.textinput import sha256_hex
+
+    phrases = ["今天和{n}号同事吃饭，聊到小时候在外婆家过暑假。", "I went hiking with friend {n}; my knee hurt on the way down.",
+               "最近第{n}次失眠了，一直在想搬家的事。", "My sister called about plan {n} for mom's birthday."]
+    phases = ["childhood", "middle school", "high school", "university", "working years", None]
+    domains = ["family-home", "relationships", "education-career", "health-life", "learning-interests"]
+    stamp = "2026-03-01T00:00:00Z"
+    caps, ledger_lines, texts = [], [], {}
+    with storage.archive_lock(root, "synthetic"):
+        for i in range(captures):
+            cid, text = f"cap-syn-{i:05d}", phrases[i % 4].format(n=i)
+            day = f"2026-0{1 + i % 3}-{1 + i % 28:02d}T09:00:00Z"
+            rel = f"sources/conversation/{day[:4]}/{day[5:7]}/{cid}.json"
+            digest = sha256_hex(text.encode("utf-8"))
+            doc = {"format": 1, "capture_id": cid, "kind": "text", "speaker": "user", "text": text, "utf8_sha256": digest,
+                   "bytes": len(text.encode("utf-8")), "chars": len(text), "captured_at": day, "occurred_at": None,
+                   "session_id": None, "turn_id": None, "source": "import:synthetic", "source_ref": None}
+            storage.write_once(root, Path(root) / rel, (json.dumps(doc, ensure_ascii=False) + "\n").encode("utf-8"))
+            ledger_lines.append({"event": "captured", "capture_id": cid, "path": rel, "kind": "text", "utf8_sha256": digest,
+                                 "turn_id": None, "session_id": None, "captured_at": day, "occurred_at": None,
+                                 "chars": len(text), "speaker": "user", "source": "import:synthetic", "source_ref": None, "at": day})
+            caps.append(cid)
+            texts[cid] = text
+        by_kind = {}
+
+        def rec(kind, i, **fields):
+            base = {"id": f"{kind}-syn-{i:05d}", "kind": kind, "version": 1, "status": "current", "layer": "user_fact",
+                    "sensitivity": "ordinary", "created_at": stamp, "updated_at": stamp}
+            base.update(fields)
+            by_kind.setdefault(kind, []).append(base)
+            return base["id"]
+
+        people = [rec("entity", i, title=f"朋友{i}", entity_type="person" if i % 5 else "concept", aliases=[f"老{i}", f"friend {i}"])
+                  for i in range(300)]
+        cited = {}
+        n = len(people)
+        kinds = ["event"] * 6 + ["state", "fact", "preference", "decision"]
+        i = 0
+        while n < records:
+            kind = "context" if i % 97 == 0 else "hypothesis" if i % 199 == 0 else kinds[i % len(kinds)]
+            cid = caps[i % len(caps)]
+            fields = {"title": f"第{i}件事 thing {i}", "summary": f"和{people[i % 300]}有关的第{i}件事。" * 2,
+                      "domain": domains[i % 5], "salience": i % 4, "entity_refs": [people[i % 300], people[(i * 7) % 300]]}
+            if kind == "context":
+                fields.pop("salience")
+            elif kind == "hypothesis":
+                fields.update(layer="model_hypothesis", status="candidate", claim=f"pattern {i}",
+                              supports=[by_kind["event"][0]["id"], by_kind["event"][1]["id"]])
+            elif i % 53 == 0:
+                fields.update(fidelity="summary_only")
+            else:
+                fields.update(capture_ids=[cid], verbatim_refs=[{"capture_id": cid, "start": 0, "end": 6, "quote": texts[cid][:6]}])
+                cited.setdefault(cid, []).append(i)
+            if kind in ("event", "state", "decision"):
+                fields.update(date_start=f"{1990 + i % 36}-{1 + i % 12:02d}", date_precision="month", phase=phases[i % 6],
+                              felt_then="有点紧张" if i % 3 == 0 else None, meaning_now="现在想来还好" if i % 5 == 0 else None)
+                fields = {k: v for k, v in fields.items() if v is not None}
+            rec(kind, i, **fields)
+            n += 1
+            i += 1
+        for kind, rows in by_kind.items():
+            storage.append_jsonl(root, paths.records_path(root, kind), rows)
+        ledger_lines += [{"event": "finalized", "capture_id": c, "disposition": "derived" if c in cited else "no-derivation-needed",
+                          "reason": None if c in cited else "synthetic filler without records", "record_ids": [], "at": stamp}
+                         for c in caps]
+        storage.append_jsonl(root, paths.ledger_events_path(root), ledger_lines)
+        storage.append_jsonl(root, paths.followups_path(root), [
+            {"id": f"fu-syn-{k:04d}", "version": 1, "question": f"第{k}件事后来怎么样了？", "capture_id": caps[k],
+             "due_at": f"2026-{1 + k % 12:02d}-15T00:00:00Z" if k % 4 else None, "status": "open", "created_at": stamp,
+             "updated_at": stamp, "said_at": stamp, "resolution": None} for k in range(followups_count)])
+    return n
+
+
+class ScaleTest(ArchiveTest):
+    """10 000 records: the data stays paged and bounded (figures printed with PU_PRINT_FIGURES=1)."""
+
+    def test_ten_thousand_records(self):
+        import sys
+        import time
+
+        count = synthetic_archive(self.root, records=10000, captures=1000, followups_count=100)
+        open_index(self.root)
+        started = time.perf_counter()
+        out = dashboard.write_data(self.root)
+        elapsed = time.perf_counter() - started
+        main, chunks = read_chunks(self.root)
+        self.assertEqual(out["records"], count)
+        self.assertLess(out["main_bytes"], 64 * 1024, "the file every page loads stays small")
+        sizes = [p.stat().st_size for p in (dashboard.data_dir(self.root) / "chunks").glob("*.js")]
+        self.assertLess(max(sizes), 1024 * 1024, "no chunk file over 1 MiB")
+        self.assertEqual(sum(len(p) for n, (_b, p) in chunks.items() if n.startswith("item-rec-")), count)
+        for name, meta in main["lists"].items():
+            rows = [r for n in range(meta["chunks"]) for r in chunks[f"list-{name}-{n}"][1]]
+            self.assertEqual(len(rows), meta["total"], name)
+            self.assertTrue(all(len(chunks[f"list-{name}-{n}"][1]) <= dashboard.PAGE_ROWS for n in range(meta["chunks"])))
+        self.assertGreater(main["lists"]["timeline"]["chunks"], 10)
+        graph = chunks["graph"][1]
+        self.assertLessEqual(len(graph["nodes"]), dashboard.GRAPH_NODES)
+        self.assertLessEqual(len(graph["edges"]), dashboard.GRAPH_EDGES)
+        self.assertLessEqual(len(chunks["diagnostics"][1]["validation"]["problems"]["items"]), dashboard.CAP)
+        if os.environ.get("PU_PRINT_FIGURES"):
+            print(f"\n  dashboard at {count} records: write_data {elapsed:.2f} s, {out['files']} files, "
+                  f"{out['bytes'] / 1e6:.1f} MB, main file {out['main_bytes'] / 1e3:.1f} kB, "
+                  f"largest chunk {max(sizes) / 1e3:.0f} kB", file=sys.stderr)
