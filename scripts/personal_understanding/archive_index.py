@@ -22,7 +22,7 @@ from . import paths, storage
 from .errors import Problem
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS captures (
 CREATE INDEX IF NOT EXISTS captures_status ON captures(status);
 CREATE INDEX IF NOT EXISTS captures_turn ON captures(turn_id);
 CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
+CREATE INDEX IF NOT EXISTS captures_session ON captures(session_id, line);
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER,
     date_start TEXT, title_key TEXT, subject_key TEXT, updated_at TEXT, data TEXT);
@@ -223,6 +224,15 @@ class ArchiveIndex:
     def pending_capture_ids(self):
         return [r[0] for r in self.db.execute(
             "SELECT capture_id FROM captures WHERE status='pending' ORDER BY captured_at, capture_id")]
+
+    def previous_in_session(self, capture_id):
+        """The capture said just before this one in the same session (None at a session's start)."""
+        row = self.db.execute("SELECT session_id, line FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
+        if not row or not row[0]:
+            return None
+        prev = self.db.execute("SELECT capture_id FROM captures WHERE session_id=? AND line < ? AND status != 'forgotten' "
+                               "ORDER BY line DESC LIMIT 1", row).fetchone()
+        return prev[0] if prev else None
 
     def capture_by_source_ref(self, source, source_ref):
         row = self.db.execute("SELECT capture_id FROM captures WHERE source=? AND source_ref=?", (source, source_ref)).fetchone()

@@ -21,10 +21,13 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "4"
+RECALL_VERSION = "5"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
+SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
+CONTEXT_WEIGHT = 0.3  # and faintly by the turn it answered (the question is often in the previous turn)
+CONTEXT_FULL_TERMS = 20  # a short reply leans on its context; a long turn stands on its own
 
 CHANNEL_OF_KIND = {
     "event": "timeline", "state": "timeline", "decision": "timeline",
@@ -114,27 +117,30 @@ def _run_ngrams(run, out):
             out.add(chars[i:i + n])
 
 
-def weighted_terms(text, lexicon, weight=1.0):
+def weighted_terms(text, lexicon, weight=1.0, collapse=False):
     """{term: weight summed over occurrences}.
 
     A long Chinese word also yields the dictionary words inside it (游泳馆 ->
     游泳) and a mixed name its CJK part (鬼泣5 -> 鬼泣), each at half weight,
-    so a general word finds the specific one.
+    so a general word finds the specific one. collapse=True (queries) keeps the
+    strongest occurrence of a term instead of adding repeats.
     """
     terms = {}
     zh_stop = stopwords("zh")
+    add = (lambda t, w: terms.__setitem__(t, max(terms.get(t, 0.0), w))) if collapse else \
+        (lambda t, w: terms.__setitem__(t, terms.get(t, 0.0) + w))
     for tok, term, w in content_tokens(text, lexicon):
-        terms[term] = terms.get(term, 0.0) + w * weight
+        add(term, w * weight)
         if tok.kind == "mixed":
             cjk = "".join(ch for ch in tok.text if ord(ch) > 0x2e7f)
             if len(cjk) >= 2:
-                terms[cjk] = terms.get(cjk, 0.0) + MIXED_PART_WEIGHT * weight
+                add(cjk, MIXED_PART_WEIGHT * weight)
         elif tok.kind == "cjk" and not tok.oov and len(term) >= 3:
             for size in range(2, len(term)):
                 for i in range(len(term) - size + 1):
                     part = term[i:i + size]
                     if part not in zh_stop and lexicon.known(part):
-                        terms[part] = terms.get(part, 0.0) + SUBWORD_WEIGHT * w * weight
+                        add(part, SUBWORD_WEIGHT * w * weight)
     return terms
 
 
@@ -233,39 +239,53 @@ class RecallIndex:
         title, body = record_text(rec)
         lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
         cited = sorted(schema.cited_captures(rec))
-        episode = self._episode(cited[0]) if cited else rec["id"]
+        episode = cited[0] if cited else rec["id"]  # records from one capture share its episode
         fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
                 rec.get("domain"), rec.get("phase"), episode, fidelity, title)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
-    def _episode(self, capture_id):
-        row = self.ai.capture(capture_id)
-        return (row or {}).get("session_id") or capture_id
-
     def _add_capture(self, row, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
         meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row.get("session_id") or row["capture_id"], "verbatim", (doc.get("text") or "")[:80])
-        self._add("c:" + row["capture_id"], [(doc.get("text") or "", 1.0)], meta, learn)
+                row["capture_id"], "verbatim", (doc.get("text") or "")[:80])
+        parts = [(doc.get("text") or "", 1.0)]
+        if row.get("speaker") not in (None, "", "user"):
+            parts.append((row["speaker"], SPEAKER_WEIGHT))
+        previous = self.ai.previous_in_session(row["capture_id"])
+        if previous and CONTEXT_WEIGHT:
+            try:
+                before = read_capture(self.ai.root, self.ai.capture(previous)["path"]).get("text") or ""
+            except PuError:
+                before = ""
+            # Both turns short (a question and its reply): the context counts; long turns dilute it.
+            own = max(1, len(content_tokens(doc.get("text") or "", self.lexicon())))
+            prev = max(1, len(content_tokens(before, self.lexicon())))
+            weight = CONTEXT_WEIGHT * min(1.0, CONTEXT_FULL_TERMS / own) * min(1.0, CONTEXT_FULL_TERMS / prev)
+            parts.append((before, weight))
+        self._add("c:" + row["capture_id"], parts, meta, learn)
 
     def _add(self, key, parts, meta, learn):
+        """Index one document. Parts weighed below 1 (speaker, context) add findability, not length or words."""
         lex = self.lexicon()
-        terms, grams = {}, set()
+        grams = set()
+        for text, weight in parts:
+            if text and weight >= 1.0:
+                grams |= candidate_words(text, tokenize(text, lex))
+        if learn and self._count_grams(key, grams):
+            lex = self.lexicon()  # new archive words: tokenize with them
+            promoted = self._promoted
+        else:
+            promoted = []
+        terms, length = {}, 0.0
         for text, weight in parts:
             if not text:
                 continue
-            for term, w in weighted_terms(text, lex, weight).items():
+            part = weighted_terms(text, lex, weight)
+            for term, w in part.items():
                 terms[term] = terms.get(term, 0.0) + w
-            grams |= candidate_words(text, tokenize(text, lex))
-        promoted = self._count_grams(key, grams) if learn else []
-        if promoted:
-            lex = self.lexicon()
-            terms = {}
-            for text, weight in parts:
-                for term, w in weighted_terms(text, lex, weight).items():
-                    terms[term] = terms.get(term, 0.0) + w
-        length = sum(terms.values())
+            if weight >= 1.0:
+                length += sum(part.values())
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
             " episode, fidelity, title, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -281,7 +301,10 @@ class RecallIndex:
                 self._reindex(first, learn=False)
 
     def _count_grams(self, key, grams):
-        """Count candidate words; those reaching two documents become archive words."""
+        """Count candidate words; those reaching two documents become archive words.
+
+        Returns True when some did; self._promoted then names the documents to re-index.
+        """
         promoted = []
         for gram in grams:
             row = self.db.execute("SELECT df, first FROM rngrams WHERE ngram=?", (gram,)).fetchone()
@@ -292,7 +315,8 @@ class RecallIndex:
             if row[0] + 1 == 2:
                 self.db.execute("INSERT OR IGNORE INTO rwords VALUES (?)", (gram,))
                 promoted.append(row[1])
-        return list(dict.fromkeys(promoted))
+        self._promoted = list(dict.fromkeys(promoted))
+        return bool(self._promoted)
 
     def _remove(self, key, keep_counts=False):
         row = self.db.execute("SELECT doc, channel, length, ngrams FROM rdocs WHERE key=?", (key,)).fetchone()

@@ -6,6 +6,8 @@ associative channel spreads from what was hit, and a fused `top` list takes
 the best of each by reciprocal rank. Output is bounded; every call leaves a trace.
 """
 
+import math
+
 from .. import archive, timeutil
 from ..errors import PuError
 from ..records import get_record
@@ -23,6 +25,12 @@ ASSOCIATION_LIMIT = 6
 CHANNEL_DEPTH = 30
 STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
 TIME_BOOST = 1.5
+TIME_WORD_WEIGHT = 0.5
+QUERY_TF = 0.3  # weight of a repeated query word: x (1 + 0.3 ln n)
+FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches ...
+FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
+FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count as the user's words)
+FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
 
 
 def _overlaps(row, lo, hi):
@@ -64,12 +72,11 @@ class Query:
         self.domain = domain
         self.times = []
         self.lexical = self.raw
+        self.time_words = ""
         if self.raw:
-            from .timeexpr import resolve, strip_expressions
+            from .timeexpr import resolve
             self.times = resolve(self.raw, self.today)
-            if self.times:
-                stripped = strip_expressions(self.raw, self.times)
-                self.lexical = stripped if stripped.strip() else self.raw
+            self.time_words = " ".join(t["expression"] for t in self.times)
 
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""
@@ -132,13 +139,65 @@ def _routed_docs(recall, routes, limit=200):
     return out
 
 
-def rank_query(q, text):
-    """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
+def query_terms(q, text):
+    """The query's weighted terms and the entities it names."""
     recall = q.recall
     lex = recall.lexicon()
     routes = _alias_routes(recall, text)
     alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1}
-    terms = rank.query_weights(weighted_terms(text, lex), alias_chars)
+    summed = weighted_terms(text, lex)
+    strongest = weighted_terms(text, lex, collapse=True)
+    # A word the user repeats is what the message is about: it counts a little more, not n times.
+    terms = {t: w * (1 + QUERY_TF * math.log(max(1.0, summed[t] / w))) for t, w in strongest.items() if w > 0}
+    terms = rank.query_weights(terms, alias_chars)
+    if q.times and text == q.lexical:
+        # Time words are resolved into ranges (boost); as words they still count, at half weight.
+        rest_text = text
+        for found in q.times:
+            rest_text = rest_text.replace(found["expression"], " ")
+        rest = weighted_terms(rest_text, lex)
+        for term in weighted_terms(q.time_words, lex):
+            if term in terms and term not in rest:
+                terms[term] *= TIME_WORD_WEIGHT
+    return terms, routes
+
+
+def feedback_terms(recall, scored, terms, total):
+    """Words the best first-pass matches share (pseudo-relevance feedback): {term: weight}."""
+    top = [doc for doc, _score in sorted(scored.items(), key=lambda kv: -kv[1])[:FEEDBACK_DOCS]]
+    if not top or not FEEDBACK_TERMS:
+        return {}
+    marks = ",".join("?" * len(top))
+    lengths = {doc: length or 1.0 for doc, length in recall.db.execute(
+        f"SELECT doc, length FROM rdocs WHERE doc IN ({marks})", top)}
+    weight = {}
+    for term, doc, tf in recall.db.execute(f"SELECT term, doc, tf FROM rpost WHERE doc IN ({marks})", top):
+        if term in terms or tf < 1.0 or (len(term) == 1 and ord(term) > 0x2e7f):
+            continue
+        weight[term] = weight.get(term, 0.0) + tf / lengths[doc]
+    dfs = recall.df(list(weight))
+    ranked = {t: w * rank.idf(total, dfs[t]) for t, w in weight.items() if 2 <= dfs.get(t, 0) <= total / 4}
+    best = sorted(ranked.items(), key=lambda kv: (-kv[1], kv[0]))[:FEEDBACK_TERMS]
+    if not best:
+        return {}
+    top_weight = best[0][1]
+    return {t: FEEDBACK_WEIGHT * w / top_weight for t, w in best}
+
+
+def rank_query(q, text):
+    """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
+    terms, routes = query_terms(q, text)
+    channels, rows, held, tokens = score_terms(q, terms, routes)
+    if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
+        first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
+        extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
+        if extra:
+            channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra))
+    return channels, rows, held, tokens, routes
+
+
+def score_terms(q, terms, routes, feedback=()):
+    recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
     strength = rank.term_strength(terms, dfs, total)
@@ -147,13 +206,16 @@ def rank_query(q, text):
     routed = _routed_docs(recall, routes)
     rows = recall.docs(doc_ids | set(routed))
     stats = recall.channel_stats()
-    tokens = [{"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
-               "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None} for t, w in terms.items()]
+    tokens = [dict({"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
+                    "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None},
+                   **({"feedback": True} if t in feedback else {})) for t, w in terms.items()]
     route_bonus = ROUTE_SHARE * (max(strength.values()) if strength else 2.0)
+    query_weights = {t: (w if t not in feedback else 1.0) for t, w in terms.items()}
     channels, held = {}, []
     for channel in CHANNELS:
         in_channel = {d: r for d, r in rows.items() if r["channel"] == channel}
-        scored = rank.score_channel(strength, postings, in_channel, stats.get(channel, (0, 1.0))[1], terms)
+        scored = rank.score_channel(strength, postings, in_channel, stats.get(channel, (0, 1.0))[1], query_weights,
+                                    feedback=feedback)
         for doc, (row, entity, aliases) in routed.items():
             if row["channel"] != channel:
                 continue
@@ -163,7 +225,7 @@ def rank_query(q, text):
         ranked = []
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
-            direct = bool(detail["matched"]) and not detail["below_threshold"]
+            direct = bool(set(detail["matched"]) - set(feedback)) and not detail["below_threshold"]
             ok, why = q.admits(row, direct)
             if not ok:
                 held.append({"id": row["key"][2:], "channel": channel, "why": why})
@@ -175,7 +237,7 @@ def rank_query(q, text):
             ranked.append((doc, score * q.factor(row), detail))
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked
-    return channels, rows, held, tokens, routes
+    return channels, rows, held, tokens
 
 
 def browse(q, limit=2000):

@@ -8,11 +8,11 @@ candidates with the reasons they scored.
 import math
 
 K1 = 1.2
-B = 0.75
+B = 0.9  # long turns and records rarely repeat a word for emphasis: normalize length strongly
 SINGLE_CHAR_WEIGHT = 0.5  # one Chinese character alone is weak evidence (家, 酒, 猫)
-NO_ANCHOR_FLOOR = 0.5  # a document missing the query's rarest term keeps at least half its score
-CONTENT_THRESHOLD = 0.25  # matched evidence must reach this share of the anchor term's weight
+NO_ANCHOR_FLOOR = 0.5  # a short query's document missing its rarest term keeps at least half its score
 STRONG = 0.9  # query terms weighed at least this are whole words; below: slices, parts, single characters
+RARE_SHARE = 0.6  # a matched term with at least this share of the anchor's IDF is not "common"
 
 
 def idf(total_docs, df):
@@ -34,24 +34,31 @@ def term_strength(qweights, dfs, total_docs):
     return {t: w * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
-def score_channel(strength, postings, docs, avg_len, qweights=None):
+def score_channel(strength, postings, docs, avg_len, qweights=None, feedback=()):
     """Score documents of one channel.
 
     strength: {term: qweight * idf}; postings: {term: [(doc, tf)]} (any channel);
     docs: {doc: row} restricted to this channel; qweights: the query's term
     weights (to tell whole words from slices). Returns {doc: (score, detail)}.
 
-    A document is below the content threshold when its evidence is small next
-    to the query's strongest term, or when the query has whole words and the
-    document matched only slices of them (山东大学 must not be found by 大学).
+    The anchor is the query's rarest whole word. A document that matched only
+    words far more common than the anchor (a long record hit by everyday words)
+    keeps a share of its score that grows with how much of the query it covers;
+    the longer the query, the less one missing word counts. A document is below the
+    content threshold when the query has whole words and it matched only slices
+    of them (山东大学 must not be found by 大学, 难 must not stand for 难打).
     """
     qweights = qweights or {}
     strong_query = any(w >= STRONG for w in qweights.values())
     if not strength:
         return {}
-    anchor = max(strength, key=strength.get)
-    anchor_weight = strength[anchor]
-    total_weight = sum(strength.values())
+    own = {t: w for t, w in strength.items() if t not in feedback} or strength
+    words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
+    rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
+    anchor = max(words, key=lambda t: (rarity[t], t))
+    common = RARE_SHARE * rarity[anchor]
+    total_weight = sum(own.values())
+    floor = 1 - (1 - NO_ANCHOR_FLOOR) * min(1.0, 3 / len(own))
     scores = {}
     matched = {}
     for term, weight in strength.items():
@@ -66,14 +73,13 @@ def score_channel(strength, postings, docs, avg_len, qweights=None):
     out = {}
     for doc, score in scores.items():
         terms = matched[doc]
-        evidence = sum(strength[t] for t in terms)
         hits_anchor = anchor in terms
-        if not hits_anchor:
-            coverage = evidence / total_weight
-            score *= NO_ANCHOR_FLOOR + (1 - NO_ANCHOR_FLOOR) * coverage
-        only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in terms)
-        out[doc] = (score, {"matched": terms, "anchor": hits_anchor,
-                            "below_threshold": evidence < CONTENT_THRESHOLD * anchor_weight or only_slices})
+        mine = [t for t in terms if t not in feedback]
+        if not any(rarity[t] >= common for t in mine):
+            coverage = sum(strength[t] for t in mine) / total_weight
+            score *= floor + (1 - floor) * coverage
+        only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in mine)
+        out[doc] = (score, {"matched": terms, "anchor": hits_anchor, "below_threshold": only_slices})
     return out
 
 
