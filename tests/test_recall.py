@@ -38,6 +38,13 @@ class GateAndTraceTest(RecallTest):
         out = probe_mod.probe(self.root, "年糕", capture_id=cid)
         self.assertEqual(out["mode"], "turn")
 
+    def test_the_current_turns_own_words_are_not_recalled_to_it(self):
+        old = self.say("我家的猫叫年糕，三岁了")
+        now = self.say("年糕今天又打翻了水杯")
+        ids = self.top_ids(probe_mod.probe(self.root, "年糕", capture_id=now))
+        self.assertIn(old, ids)
+        self.assertNotIn(now, ids)
+
     def test_a_read_writes_only_its_trace_line(self):
         self.say("我家的猫叫年糕，三岁了")
         open_recall(self.root)

@@ -11,6 +11,10 @@ import tempfile
 
 from . import archive, capture, followups, gate, ledger, receipts, records, validate
 from .archive_index import open_index
+from .dashboard import open_dashboard
+from .pipeline import pipeline_view
+from .retrieval.deep import deep
+from .retrieval.probe import probe
 
 CONVERSATION = [
     "我妹妹小雨下个月在杭州结婚，我有点舍不得，也在纠结要不要请一周假回去帮忙。",
@@ -86,9 +90,35 @@ def run(root):
                            "capture": {"capture_id": cap["capture_id"], "utf8_sha256": cap["utf8_sha256"]},
                            "gate": {"may_claim_saved": check["may_claim_saved"]}})
 
+    # Recall: a later turn asks in other words; the answer comes with its evidence path.
+    text = "我姐那边婚礼的事定了吗？"
+    receipts.preflight(root, text, turn_id="demo-t4", session_id="demo")
+    cap = capture.capture_text(root, text, "demo-t4")
+    found = probe(root, "妹妹 婚礼", capture_id=cap["capture_id"])
+    zero = probe(root, "想家了", capture_id=cap["capture_id"])
+    ledger.finalize(root, cap["capture_id"], "no-derivation-needed", "a question about the wedding; nothing new said")
+    _say(f"turn demo-t4  user: {text}")
+    for row in found["top"][:3]:
+        why = row["why"]
+        how = why.get("alias_route", {}).get("aliases") or list(why.get("matched", {})) or why.get("via")
+        _say(f"  recall    {row['id']} ({row['kind']}) via {how}")
+    for assoc in zero["associations"][:2]:
+        _say(f"  associate 想家了 -> {assoc['id']} along {' -> '.join(assoc['via'])}")
+    words = deep(root, [event], "turn")["items"][0]["verbatim"][0]
+    _say(f"  words     {words['capture_id']}: {words['spans'][0]['quote']!r} (sha256 {words['utf8_sha256'][:16]}…)")
+    proof["recall"] = {"query": "妹妹 婚礼", "trace_id": found["trace_id"],
+                       "top": [{"id": r["id"], "why": r["why"]} for r in found["top"][:3]],
+                       "associations_for_想家了": zero["associations"][:2], "verbatim": words}
+
     report = validate.validate(root)
     _say(f"validate  {report['status']} ({report['checked']['captures']} captures, {report['checked']['records']} records)")
     proof["validate"] = {"status": report["status"], "problems": report["problems"]}
+    board = open_dashboard(root, no_open=True)
+    pages = pipeline_view(root, latest=4)["pages"]
+    _say(f"dashboard {board['page']}")
+    _say(f"pipeline  {pages[0]}" + (f" (+{len(pages) - 1} more)" if len(pages) > 1 else ""))
+    proof["dashboard"] = board["page"]
+    proof["pipeline_pages"] = pages
     return proof
 
 

@@ -34,7 +34,7 @@ def _capture_block(ai, capture_id, spans=None):
     return block
 
 
-def deep(root, ids, mode, budget=4000):
+def deep(root, ids, mode, budget=4000, capture_id=None):
     """The verbatim words (or exact spans) behind each id."""
     ai = open_index(root)
     items, used = [], 0
@@ -68,7 +68,7 @@ def deep(root, ids, mode, budget=4000):
         else:
             used += cost
         items.append(entry)
-    trace_id = trace.write(root, {"kind": "deep", "mode": mode, "ids": list(ids),
+    trace_id = trace.write(root, {"kind": "deep", "mode": mode, "capture_id": capture_id, "ids": list(ids),
                                   "captures": sorted({b["capture_id"] for e in items for b in e.get("verbatim", ())})})
     return {"level": "deep", "items": items, "budget": {"tokens": budget, "used": used}, "trace_id": trace_id}
 

@@ -56,8 +56,9 @@ def _valid_at(ai, rec, day):
 class Query:
     """One probe's settings, resolved once."""
 
-    def __init__(self, root, recall, text, window, phase, domain, as_of, now):
+    def __init__(self, root, recall, text, window, phase, domain, as_of, now, own_capture=None):
         self.root = root
+        self.own_capture = own_capture
         self.recall = recall
         self.ai = recall.ai
         self.raw = text or ""
@@ -80,6 +81,8 @@ class Query:
 
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""
+        if self.own_capture and row["key"] == "c:" + self.own_capture:
+            return False, "the current turn's own words"
         if self.domain and row["domain"] != self.domain:
             return False, "outside domain"
         if self.phase and row["phase"] != self.phase:
@@ -298,7 +301,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         raise PuError("BAD_ARGUMENT", "limit must be >= 1, offset >= 0 and budget >= 100", "")
     moment = now or timeutil.now()
     recall = open_recall(root)
-    q = Query(root, recall, query, window, phase, domain, as_of, moment)
+    q = Query(root, recall, query, window, phase, domain, as_of, moment, own_capture=capture_id)
     if ids:
         return _by_ids(q, ids, mode, budget)
 
@@ -441,7 +444,8 @@ def _by_ids(q, ids, mode, budget):
         row = build_row(q.ai, rec)
         row["neighbours"] = {"before_ids": rec.get("before_ids", []), "after_ids": rec.get("after_ids", [])}
         rows.append(row)
-    trace_id = trace.write(q.root, {"kind": "ids", "mode": mode, "ids": list(ids), "selected": [r["id"] for r in rows],
+    trace_id = trace.write(q.root, {"kind": "ids", "mode": mode, "capture_id": q.own_capture, "ids": list(ids),
+                                    "selected": [r["id"] for r in rows],
                                     "missing": missing})
     return {"query": None, "status": "ok" if rows else "no_match", "top": rows, "missing": missing,
             "total": len(rows), "shown": len(rows), "truncated": False, "next_offset": None, "trace_id": trace_id,
@@ -483,7 +487,7 @@ def retrieve(root, query=None, level="probe", ids=None, window=None, phase=None,
         if not ids:
             raise PuError("BAD_ARGUMENT", "level deep needs ids", "Probe first, then pass the ids you want to read in full.")
         from .deep import deep
-        return deep(root, ids, mode, budget or 4000)
+        return deep(root, ids, mode, budget or 4000, capture_id=capture_id)
     if level != "probe":
         raise PuError("BAD_ARGUMENT", "level must be probe or deep", "")
     return probe(root, query=query, ids=ids, window=window, phase=phase, as_of=as_of, limit=limit, offset=offset,
