@@ -201,30 +201,38 @@ def _require_lock(root):
 
 # --- writers ---------------------------------------------------------------
 
-def atomic_write(root, path, data):
-    """Replace `path` with `data` (bytes) so readers see the old or the new file."""
-    _require_lock(root)
+def _through_temp(path, fill, finish, action):
+    """Write a unique temp file beside `path` with fill(fd), fsync it, then finish(tmp, path).
+
+    The temp file never survives: after a replace it is gone, after a link or a
+    failure it is removed. OS errors become PuError (disk full, permissions).
+    """
     path = Path(path)
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temp_beside(path)
         try:
-            _write_all(fd, data)
+            fill(fd)
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
-        tmp = None
+        finish(tmp, path)
         fsync_dir(path.parent)
     except OSError as exc:
-        raise _io_error(exc, path, "replacing") from None
+        raise _io_error(exc, path, action) from None
     finally:
         if tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def atomic_write(root, path, data):
+    """Replace `path` with `data` (bytes) so readers see the old or the new file."""
+    _require_lock(root)
+    _through_temp(path, lambda fd: _write_all(fd, data), os.replace, "replacing")
 
 
 def atomic_write_json(root, path, obj):
@@ -234,31 +242,17 @@ def atomic_write_json(root, path, obj):
 def write_once(root, path, data):
     """Create `path` with `data`; refuse if it exists. Complete or absent, never partial."""
     _require_lock(root)
-    path = Path(path)
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _temp_beside(path)
+
+    def link(tmp, target):
         try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, path)  # atomic and exclusive: fails if the target exists
+            os.link(tmp, target)  # atomic and exclusive: fails if the target exists
         except FileExistsError:
-            raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id; stored captures are never replaced.") from None
+            raise PuError("ALREADY_EXISTS", f"{target} already exists and is write-once",
+                          "Use a new id; stored captures are never replaced.") from None
         except (AttributeError, NotImplementedError, PermissionError):
-            _exclusive_create(path, data)
-        fsync_dir(path.parent)
-    except OSError as exc:
-        raise _io_error(exc, path, "creating") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            _exclusive_create(target, data)
+
+    _through_temp(path, lambda fd: _write_all(fd, data), link, "creating")
 
 
 def _exclusive_create(path, data):
@@ -353,29 +347,12 @@ def append_jsonl(root, path, objs, sync=True):
 
 def copy_out(source, target):
     """Copy a file to a place outside the archive (a backup mirror): temp file, fsync, rename."""
-    target = Path(target)
-    tmp = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _temp_beside(target)
-        try:
-            with open(source, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    _write_all(fd, block)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-        tmp = None
-        fsync_dir(target.parent)
-    except OSError as exc:
-        raise _io_error(exc, target, "copying to") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    def fill(fd):
+        with open(source, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                _write_all(fd, block)
+
+    _through_temp(target, fill, os.replace, "copying to")
 
 
 def remove_file(root, path):
