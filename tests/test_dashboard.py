@@ -8,7 +8,7 @@ from unittest import mock
 
 from tests.helpers import ArchiveTest
 
-from personal_understanding import (capture, dashboard, followups, hypotheses, ledger, paths, receipts, records,
+from personal_understanding import (capture, dashboard, dashboard_data, followups, hypotheses, ledger, paths, receipts, records,
                                     timeutil)
 from personal_understanding.archive_index import open_index
 
@@ -502,9 +502,9 @@ class ScaleTest(ArchiveTest):
             self.assertTrue(all(len(chunks[f"list-{name}-{n}"][1]) <= dashboard.PAGE_ROWS for n in range(meta["chunks"])))
         self.assertGreater(main["lists"]["timeline"]["chunks"], 10)
         graph = chunks["graph"][1]
-        self.assertLessEqual(len(graph["nodes"]), dashboard.GRAPH_NODES)
-        self.assertLessEqual(len(graph["edges"]), dashboard.GRAPH_EDGES)
-        self.assertLessEqual(len(chunks["diagnostics"][1]["validation"]["problems"]["items"]), dashboard.CAP)
+        self.assertLessEqual(len(graph["nodes"]), dashboard_data.GRAPH_NODES)
+        self.assertLessEqual(len(graph["edges"]), dashboard_data.GRAPH_EDGES)
+        self.assertLessEqual(len(chunks["diagnostics"][1]["validation"]["problems"]["items"]), dashboard_data.CAP)
         if os.environ.get("PU_PRINT_FIGURES"):
             print(f"\n  dashboard at {count} records: write_data {elapsed:.2f} s, {out['files']} files, "
                   f"{out['bytes'] / 1e6:.1f} MB, main file {out['main_bytes'] / 1e3:.1f} kB, "
