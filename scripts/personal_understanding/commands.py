@@ -58,7 +58,8 @@ class Command:
         self.read_only = read_only
         self.destructive = destructive
         self.idempotent = idempotent
-        self.json_input = json_input  # --json FILE|- takes the whole argument object
+        # Every write command takes its whole argument object as --json FILE|- (the MCP tool's arguments).
+        self.json_input = json_input or (not read_only and bool(self.params))
         self.output = output or {}  # JSON Schema properties always present in the result
         self.ok = ok  # result -> bool; False makes the CLI exit 1
         self.stderr_lines = stderr_lines  # result -> lines a person reads on the CLI's stderr

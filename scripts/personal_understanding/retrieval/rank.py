@@ -8,7 +8,7 @@ candidates with the reasons they scored.
 import math
 
 K1 = 1.2
-B = 0.9  # long turns and records rarely repeat a word for emphasis: normalize length strongly
+B = 0.85  # long turns and records rarely repeat a word for emphasis: normalize length strongly
 SINGLE_CHAR_WEIGHT = 0.5  # one Chinese character alone is weak evidence (家, 酒, 猫)
 NO_ANCHOR_FLOOR = 0.5  # a short query's document missing its rarest term keeps at least half its score
 STRONG = 0.9  # query terms weighed at least this are whole words; below: slices, parts, single characters
