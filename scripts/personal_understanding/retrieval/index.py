@@ -355,14 +355,24 @@ class RecallIndex:
         marks = ",".join("?" * len(terms))
         return dict(self.db.execute(f"SELECT term, df FROM rterms WHERE term IN ({marks})", list(terms)))
 
-    def postings(self, terms):
-        """{term: [(doc, tf)]} for the given terms."""
+    def postings(self, terms, within=None):
+        """{term: [(doc, tf)]} for the given terms (only for documents in `within`, when given)."""
         out = {t: [] for t in terms}
         if not terms:
             return out
         marks = ",".join("?" * len(terms))
-        for term, doc, tf in self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(terms)):
-            out[term].append((doc, tf))
+        if within is None:
+            rows = self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(terms))
+            for term, doc, tf in rows:
+                out[term].append((doc, tf))
+            return out
+        docs = list(within)
+        for i in range(0, len(docs), 900):
+            chunk = docs[i:i + 900]
+            dmarks = ",".join("?" * len(chunk))
+            for term, doc, tf in self.db.execute(
+                    f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks}) AND doc IN ({dmarks})", list(terms) + chunk):
+                out[term].append((doc, tf))
         return out
 
     def docs(self, doc_ids):

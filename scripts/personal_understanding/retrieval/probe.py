@@ -31,6 +31,9 @@ FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches ...
 FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
 FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count as the user's words)
 FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
+FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
+COMMON_MIN_DOCS = 2000  # from this size on ...
+COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
 
 
 def _overlaps(row, lo, hi):
@@ -179,7 +182,8 @@ def feedback_terms(recall, scored, terms, total):
             continue
         weight[term] = weight.get(term, 0.0) + tf / lengths[doc]
     dfs = recall.df(list(weight))
-    ranked = {t: w * rank.idf(total, dfs[t]) for t, w in weight.items() if 2 <= dfs.get(t, 0) <= total / 4}
+    ceiling = min(total / 4, FEEDBACK_MAX_DF)
+    ranked = {t: w * rank.idf(total, dfs[t]) for t, w in weight.items() if 2 <= dfs.get(t, 0) <= ceiling}
     best = sorted(ranked.items(), key=lambda kv: (-kv[1], kv[0]))[:FEEDBACK_TERMS]
     if not best:
         return {}
@@ -199,12 +203,24 @@ def rank_query(q, text):
     return channels, rows, held, tokens, routes
 
 
+def _postings(recall, strength, dfs, total):
+    """Postings of the query's terms. In a large archive, words found in a tenth of it or more
+    only score documents the other words found: alone they would make everything a candidate."""
+    common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
+    if not common or common == set(strength):
+        return recall.postings(list(strength))
+    postings = recall.postings([t for t in strength if t not in common])
+    found = {doc for plist in postings.values() for doc, _tf in plist}
+    postings.update(recall.postings(sorted(common), within=found))
+    return postings
+
+
 def score_terms(q, terms, routes, feedback=()):
     recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
     strength = rank.term_strength(terms, dfs, total)
-    postings = recall.postings(list(strength))
+    postings = _postings(recall, strength, dfs, total)
     doc_ids = {doc for plist in postings.values() for doc, _tf in plist}
     routed = _routed_docs(recall, routes)
     rows = recall.docs(doc_ids | set(routed))
