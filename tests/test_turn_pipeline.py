@@ -242,6 +242,15 @@ class LedgerTest(ArchiveTest):
         self.assertEqual(projection["captures"][self.cid]["status"], "pending")
         self.assertEqual(len(lines), 1)
 
+    def test_repair_removes_temp_files_left_by_killed_writers(self):
+        stray = Path(self.root, "sources", "conversation", ".cap-x.json.1a2b.tmp")
+        stray.write_bytes(b'{"half": ')
+        from personal_understanding import validate
+        self.assertIn("STRAY_TEMP_FILE", " ".join(validate.validate(self.root)["problems"]))
+        self.assertEqual(ledger.repair(self.root)["stray_temp_files_removed"], 1)
+        self.assertFalse(stray.exists())
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+
 
 class GateTest(ArchiveTest):
     def gate(self, turn, *extra):

@@ -164,11 +164,25 @@ def repair(root, now=None):
                 events.append({"event": "reopened", "capture_id": cid, "reason": finding["code"], "at": moment})
         if events:
             storage.append_jsonl(root, paths.ledger_events_path(root), events)
+        stray = _remove_stray_temp_files(root)
         projection = write_projection(root, moment)
     after = audit(root)
     return {"repaired": len(events), "events": [e["event"] + " " + e["capture_id"] for e in events],
+            "stray_temp_files_removed": stray,
             "remaining_findings": after["findings"], "by_status": after["by_status"],
             "projection": paths.rel(root, paths.ledger_projection_path(root)), "captures": projection}
+
+
+def _remove_stray_temp_files(root):
+    """Temp files left by killed writers. Under the lock no writer is mid-write, so every one is stray."""
+    removed = 0
+    for top in (paths.memory_dir(root), paths.sources_dir(root)):
+        for dirpath, _dirs, files in os.walk(top):
+            for name in files:
+                if name.startswith(".") and name.endswith(".tmp"):
+                    storage.remove_file(root, os.path.join(dirpath, name))
+                    removed += 1
+    return removed
 
 
 def write_projection(root, moment=None):

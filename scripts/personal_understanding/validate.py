@@ -136,7 +136,7 @@ def check_sources_tree(snap):
                 continue
             if name in filenames:
                 if name.endswith(".tmp") and name.startswith("."):
-                    out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write (safe to delete)"))
+                    out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write (derivation_ledger.py --repair removes it)"))
                 elif rel.startswith("sources/conversation/") and name.endswith(".json") and rel not in registered:
                     out.append(Problem("warning", "CAPTURE_UNREGISTERED", rel, None, "capture file not in the ledger; run derivation_ledger.py --repair"))
     return out
