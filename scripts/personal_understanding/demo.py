@@ -123,7 +123,12 @@ def run(root):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="demo.py", description="Run the full pipeline on a sample conversation and print the proof.")
+    parser = argparse.ArgumentParser(
+        prog="demo.py", description="Run the full pipeline on a sample conversation and print the proof.",
+        epilog="Example:\n  python3 scripts/demo.py                 # a new temporary archive\n"
+               "  python3 scripts/demo.py --root /tmp/pu   # an archive of your choice\n\n"
+               "Prints the proof as one JSON object on stdout and a readable account on stderr.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", help="Archive to use (default: a new temporary folder).")
     args = parser.parse_args(argv)
     for stream in (sys.stdout, sys.stderr):

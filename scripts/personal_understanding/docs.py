@@ -46,8 +46,19 @@ def commands_md_path():
     return paths.SKILL_DIR / "references" / "commands.md"
 
 
-def main():
+def main(argv=None):
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(
+        prog="generate_docs.py", description="Regenerate references/commands.md from the command registry.",
+        epilog="Example:\n  python3 scripts/generate_docs.py\n\nPrints one JSON object.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args(argv)
     path = commands_md_path()
-    path.write_text(render(), encoding="utf-8")
-    print(path)
+    text = render()
+    changed = not path.exists() or path.read_text(encoding="utf-8") != text
+    if changed:
+        path.write_text(text, encoding="utf-8")  # a file of the skill itself, not of an archive
+    print(json.dumps({"written": str(path), "changed": changed, "commands": len(commands.COMMANDS)}))
     return 0
