@@ -375,6 +375,11 @@ class RecallIndex:
                 out[term].append((doc, tf))
         return out
 
+    def densest(self, term, limit):
+        """The documents where a term weighs most for their length: [(doc, tf)]."""
+        return self.db.execute("SELECT p.doc, p.tf FROM rpost p JOIN rdocs d ON d.doc = p.doc WHERE p.term=? "
+                               "ORDER BY p.tf / MAX(d.length, 1) DESC, p.doc LIMIT ?", (term, limit)).fetchall()
+
     def docs(self, doc_ids):
         out = {}
         ids = list(doc_ids)

@@ -34,6 +34,7 @@ FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little 
 FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
 COMMON_MIN_DOCS = 2000  # from this size on ...
 COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
+COMMON_CANDIDATES = 1000  # a query of only such words looks at this many documents
 
 
 def _overlaps(row, lo, hi):
@@ -207,9 +208,15 @@ def _postings(recall, strength, dfs, total):
     """Postings of the query's terms. In a large archive, words found in a tenth of it or more
     only score documents the other words found: alone they would make everything a candidate."""
     common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
-    if not common or common == set(strength):
+    if not common:
         return recall.postings(list(strength))
-    postings = recall.postings([t for t in strength if t not in common])
+    if common == set(strength):
+        # Only everyday words: the rarest one finds its densest documents, the rest score them.
+        rarest = min(common, key=lambda t: (dfs[t], t))
+        postings = {rarest: recall.densest(rarest, COMMON_CANDIDATES)}
+        common.discard(rarest)
+    else:
+        postings = recall.postings([t for t in strength if t not in common])
     found = {doc for plist in postings.values() for doc, _tf in plist}
     postings.update(recall.postings(sorted(common), within=found))
     return postings
