@@ -35,6 +35,7 @@ FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this man
 COMMON_MIN_DOCS = 2000  # from this size on ...
 COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
 COMMON_CANDIDATES = 1000  # a query of only such words looks at this many documents
+CANDIDATES = 3000  # rarer words find up to about this many documents; commoner ones then only score them
 
 
 def _overlaps(row, lo, hi):
@@ -205,20 +206,28 @@ def rank_query(q, text):
 
 
 def _postings(recall, strength, dfs, total):
-    """Postings of the query's terms. In a large archive, words found in a tenth of it or more
-    only score documents the other words found: alone they would make everything a candidate."""
+    """Postings of the query's terms, with the candidate set bounded whatever the archive size.
+
+    Terms are taken rarest first; once CANDIDATES documents are found, the
+    remaining (more common) terms only score those documents. In a large archive
+    a word found in a tenth of it never finds on its own; a query of only such
+    words starts from the densest documents of the rarest one.
+    """
     common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
-    if not common:
-        return recall.postings(list(strength))
-    if common == set(strength):
-        # Only everyday words: the rarest one finds its densest documents, the rest score them.
+    postings, found, deferred = {}, set(), []
+    if common and common == set(strength):
         rarest = min(common, key=lambda t: (dfs[t], t))
-        postings = {rarest: recall.densest(rarest, COMMON_CANDIDATES)}
+        postings[rarest] = recall.densest(rarest, COMMON_CANDIDATES)
+        found = {doc for doc, _tf in postings[rarest]}
         common.discard(rarest)
-    else:
-        postings = recall.postings([t for t in strength if t not in common])
-    found = {doc for plist in postings.values() for doc, _tf in plist}
-    postings.update(recall.postings(sorted(common), within=found))
+    for term in sorted(set(strength) - set(postings), key=lambda t: (dfs[t], t)):
+        if term in common or len(found) >= CANDIDATES:
+            deferred.append(term)
+            continue
+        postings[term] = recall.postings([term])[term]
+        found.update(doc for doc, _tf in postings[term])
+    if deferred:
+        postings.update(recall.postings(deferred, within=found))
     return postings
 
 
