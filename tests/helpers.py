@@ -63,6 +63,17 @@ class ArchiveTest(unittest.TestCase):
                 files[rel] = path.read_bytes() if path.is_file() else "<link>"
         return files
 
+    def refused(self, code, fn, *args, **kwargs):
+        """Call fn expecting PuError(code); the archive must be byte-for-byte as it was."""
+        from personal_understanding.errors import PuError
+
+        before = self.snapshot()
+        with self.assertRaises(PuError) as ctx:
+            fn(*args, **kwargs)
+        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
+        self.assertUnchanged(before)
+        return ctx.exception
+
     def assertUnchanged(self, before, root=None):
         after = self.snapshot(root)
         self.assertEqual(sorted(before), sorted(after), "files were added or removed")

@@ -30,14 +30,6 @@ class RecordTest(ArchiveTest):
         fields.update(extra)
         return records.add_record(self.root, **fields)
 
-    def refused(self, code, fn, *args, **kwargs):
-        before = self.snapshot()
-        with self.assertRaises(PuError) as ctx:
-            fn(*args, **kwargs)
-        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
-        self.assertUnchanged(before)
-        return ctx.exception
-
 
 class SourcesTest(RecordTest):
     def test_record_links_both_ways_and_lets_the_capture_be_derived(self):

@@ -91,14 +91,6 @@ class CaptureTest(ArchiveTest):
         super().setUp()
         receipts.preflight(self.root, PERSONAL, turn_id="t1")
 
-    def refused(self, code, fn, *args, **kwargs):
-        before = self.snapshot()
-        with self.assertRaises(PuError) as ctx:
-            fn(*args, **kwargs)
-        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
-        self.assertUnchanged(before)
-        return ctx.exception
-
     def test_capture_saves_exact_bytes_and_verifies(self):
         out = capture.capture_text(self.root, PERSONAL, "t1")
         self.assertTrue(out["captured"] and out["verified"])
