@@ -14,7 +14,7 @@ it is re-indexed with it.
 
 import json
 
-from .. import paths, schema
+from .. import schema
 from ..archive_index import open_index
 from ..capture import read_capture
 from ..errors import PuError
@@ -454,15 +454,3 @@ def open_recall(root):
 
 def forget_cached():
     _cache.clear()
-
-
-def rebuild(root):
-    """Drop and rebuild the recall tables (rebuild_views)."""
-    recall = open_recall(root)
-    recall.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_generation', 'recall_seq')")
-    recall.refresh()
-    return recall.total_docs()
-
-
-def index_path(root):
-    return paths.index_db_path(root)
