@@ -196,6 +196,15 @@ class TiersAndCapsTest(Base):
         self.assertUnchanged(before)
 
 
+    def test_an_import_over_the_cap_writes_nothing(self):
+        lines = [json.dumps({"ref": f"m{i}", "speaker": "me", "text": "很长的一段往事" * 30}) for i in range(5)]
+        path = write(os.path.join(self.tmp, "h.jsonl"), "\n".join(lines) + "\n")
+        with storage.archive_lock(self.root):
+            storage.atomic_write_json(self.root, paths.config_path(self.root),
+                                      {"max_archive_bytes": tiers.archive_bytes(self.root) + 2000})
+        self.refused("ARCHIVE_FULL", history.import_history, self.root, "jsonl", path)
+
+
 class ReviewTest(Base):
     def test_feedback_needs_words_and_review_lists_risky_items(self):
         cid = self.say("我表姐下个月可能要来杭州", "t1")

@@ -57,6 +57,31 @@ def _turn_receipt(index, turn_id):
     return receipt
 
 
+def capture_payload(doc):
+    """The bytes of a capture file."""
+    return (json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def captured_event(doc, relpath, at=None):
+    """The ledger line that registers a capture (the commit point of a capture)."""
+    return {
+        "event": "captured",
+        "capture_id": doc["capture_id"],
+        "path": relpath,
+        "kind": doc.get("kind"),
+        "utf8_sha256": doc.get("utf8_sha256") or doc.get("sha256"),
+        "turn_id": doc.get("turn_id"),
+        "session_id": doc.get("session_id"),
+        "captured_at": doc.get("captured_at"),
+        "occurred_at": doc.get("occurred_at"),
+        "chars": doc.get("chars", 0),
+        "speaker": doc.get("speaker"),
+        "source": doc.get("source"),
+        "source_ref": doc.get("source_ref"),
+        "at": at or doc.get("captured_at"),
+    }
+
+
 def store_capture(root, doc, data_check, index):
     """Write one capture document and register it. Caller holds the lock.
 
@@ -64,7 +89,7 @@ def store_capture(root, doc, data_check, index):
     """
     relpath = paths.capture_relpath(doc["capture_id"], doc["captured_at"])
     target = paths.inside_root(root, relpath)
-    payload = (json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    payload = capture_payload(doc)
     check_capacity(root, len(payload) + doc.get("bytes", 0) * (doc["kind"] == "attachment"))
     storage.write_once(root, target, payload)
     try:
@@ -72,28 +97,21 @@ def store_capture(root, doc, data_check, index):
             stored = json.loads(handle.read().decode("utf-8"))
         if stored != doc or not data_check(stored):
             raise PuError("CAPTURE_VERIFY_FAILED", f"read-back of {relpath} does not match what was written", "The disk returned different bytes; check the disk and retry.")
-        event = {
-            "event": "captured",
-            "capture_id": doc["capture_id"],
-            "path": relpath,
-            "kind": doc["kind"],
-            "utf8_sha256": doc.get("utf8_sha256") or doc.get("sha256"),
-            "turn_id": doc.get("turn_id"),
-            "session_id": doc.get("session_id"),
-            "captured_at": doc["captured_at"],
-            "occurred_at": doc.get("occurred_at"),
-            "chars": doc.get("chars", 0),
-            "speaker": doc.get("speaker"),
-            "source": doc.get("source"),
-            "source_ref": doc.get("source_ref"),
-            "at": doc["captured_at"],
-        }
-        storage.append_jsonl(root, paths.ledger_events_path(root), event)
+        storage.append_jsonl(root, paths.ledger_events_path(root), captured_event(doc, relpath))
     except BaseException:
         storage.remove_file(root, target)  # not registered: leave nothing half-saved
         raise
     return relpath
 
+
+def _saved(capture_id, relpath, turn_id, lock_notice, **fields):
+    """What a successful capture reports (it was written, read back and registered)."""
+    out = {"captured": True, "verified": True, "capture_id": capture_id, "path": relpath}
+    out.update(fields)
+    out.update(turn_id=turn_id, ledger_status="pending")
+    if lock_notice:
+        out["warnings"] = [lock_notice]
+    return out
 
 
 def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred_at=None, source="chat",
@@ -144,21 +162,9 @@ def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred
             relpath = store_capture(root, doc, lambda d: sha256_hex(d["text"].encode("utf-8")) == digest, index)
         except BaseException as exc:
             raise _failed(exc) from None
-    result = {
-        "captured": True,
-        "verified": True,
-        "capture_id": capture_id,
-        "path": relpath,
-        "utf8_sha256": digest,
-        "bytes": len(data),
-        "chars": len(text),
-        "turn_id": turn_id,
-        "ledger_status": "pending",
-        "next": f"Read memory with --capture-id {capture_id}, then add records citing it or finalize it as no-derivation-needed.",
-    }
-    if lock_notice:
-        result["warnings"] = [lock_notice]
-    return result
+    return _saved(capture_id, relpath, turn_id, lock_notice, utf8_sha256=digest, bytes=len(data), chars=len(text),
+                  next=f"Read memory with --capture-id {capture_id}, then add records citing it or finalize it as "
+                       "no-derivation-needed.")
 
 
 _BAD_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
@@ -232,22 +238,8 @@ def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_
                 raise
         except BaseException as exc:
             raise _failed(exc) from None
-    result = {
-        "captured": True,
-        "verified": True,
-        "capture_id": capture_id,
-        "path": relpath,
-        "blob": blob_rel,
-        "sha256": digest,
-        "bytes": len(data),
-        "name": name,
-        "reused_existing_bytes": reused,
-        "turn_id": turn_id,
-        "ledger_status": "pending",
-    }
-    if lock_notice:
-        result["warnings"] = [lock_notice]
-    return result
+    return _saved(capture_id, relpath, turn_id, lock_notice, blob=blob_rel, sha256=digest, bytes=len(data), name=name,
+                  reused_existing_bytes=reused)
 
 
 def read_capture(root, relpath):

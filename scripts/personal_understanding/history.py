@@ -7,11 +7,12 @@ Imported captures enter the ledger as pending and are closed at once as
 no-derivation-needed: history is kept verbatim for recall and derived on demand.
 """
 
-import json
 import os
 
 from . import archive, config, importers, paths, storage, timeutil
 from .archive_index import open_index
+from .capture import capture_payload, captured_event
+from .tiers import check_capacity
 from .textinput import sha256_hex
 
 REASON = "imported history ({fmt}); kept verbatim for recall, derived on demand"
@@ -34,8 +35,8 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
     imported = present = 0
     with storage.archive_lock(root, "import_history"):
         index = open_index(root)
-        events = []
-        for n, msg in enumerate(messages):
+        planned = []
+        for msg in messages:
             ref = _source_ref(format, file, msg.ref)
             existing = index.capture_by_source_ref(source, ref)
             if existing and (index.capture(existing) or {}).get("status") == "forgotten":
@@ -60,21 +61,23 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
                    "text": msg.text, "utf8_sha256": sha256_hex(data), "bytes": len(data), "chars": len(msg.text),
                    "captured_at": stamp, "occurred_at": msg.occurred_at, "session_id": msg.session_id,
                    "turn_id": None, "source": source, "source_ref": ref, "meta": msg.meta or {}}
-            relpath = paths.capture_relpath(capture_id, stamp)
-            target = paths.inside_root(root, relpath)
-            storage.write_once(root, target, (json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-            events.append({"event": "captured", "capture_id": capture_id, "path": relpath, "kind": "text",
-                           "utf8_sha256": doc["utf8_sha256"], "turn_id": None, "session_id": msg.session_id,
-                           "captured_at": stamp, "occurred_at": msg.occurred_at, "chars": len(msg.text),
-                           "speaker": msg.speaker, "source": source, "source_ref": ref, "at": stamp})
-            events.append({"event": "finalized", "capture_id": capture_id, "disposition": "no-derivation-needed",
-                           "reason": REASON.format(fmt=format), "record_ids": [], "at": stamp})
-            mapping[msg.ref] = capture_id
-            imported += 1
-            if len(events) >= 2 * BATCH or n == len(messages) - 1:
+            planned.append((msg.ref, doc, paths.capture_relpath(capture_id, stamp), capture_payload(doc)))
+        check_capacity(root, sum(len(p[3]) for p in planned))  # the whole import fits, or nothing is written
+        events = []
+        try:
+            for ref, doc, relpath, payload in planned:
+                storage.write_once(root, paths.inside_root(root, relpath), payload)
+                events.append(captured_event(doc, relpath))
+                events.append({"event": "finalized", "capture_id": doc["capture_id"], "disposition": "no-derivation-needed",
+                               "reason": REASON.format(fmt=format), "record_ids": [], "at": stamp})
+                mapping[ref] = doc["capture_id"]
+                imported += 1
+                if len(events) >= 2 * BATCH:
+                    storage.append_jsonl(root, paths.ledger_events_path(root), events)
+                    events = []
+        finally:
+            # Register what was written even when a later write fails: no capture file is left unregistered.
+            if events:
                 storage.append_jsonl(root, paths.ledger_events_path(root), events)
-                events = []
-        if events:
-            storage.append_jsonl(root, paths.ledger_events_path(root), events)
     return {"format": format, "file": str(file), "messages": len(messages), "imported": imported,
             "already_present": present, "skipped": skipped, "mapping": mapping}

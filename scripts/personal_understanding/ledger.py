@@ -147,19 +147,13 @@ def repair(root, now=None):
         for finding in report["findings"]:
             cid = finding["capture_id"]
             if finding["code"] == "CAPTURE_UNREGISTERED":
-                from .capture import read_capture
+                from .capture import captured_event, read_capture
 
                 try:
                     doc = read_capture(root, finding["path"])
                 except PuError:
                     continue
-                events.append({
-                    "event": "captured", "capture_id": cid, "path": finding["path"], "kind": doc.get("kind"),
-                    "utf8_sha256": doc.get("utf8_sha256") or doc.get("sha256"), "turn_id": doc.get("turn_id"),
-                    "session_id": doc.get("session_id"), "captured_at": doc.get("captured_at"),
-                    "occurred_at": doc.get("occurred_at"), "chars": doc.get("chars", 0), "speaker": doc.get("speaker"),
-                    "source": doc.get("source"), "source_ref": doc.get("source_ref"), "at": moment, "repaired": True,
-                })
+                events.append(dict(captured_event(dict(doc, capture_id=cid), finding["path"], at=moment), repaired=True))
             elif finding["code"] in ("DERIVED_WITHOUT_RECORD", "NO_DERIVATION_WITHOUT_REASON"):
                 events.append({"event": "reopened", "capture_id": cid, "reason": finding["code"], "at": moment})
         if events:
