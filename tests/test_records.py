@@ -169,7 +169,8 @@ class MergeTest(RecordTest):
 
 class ValidationTest(RecordTest):
     def append_raw(self, kind, obj):
-        with open(paths.records_path(self.root, kind), "a", encoding="utf-8") as handle:
+        fd = os.open(paths.records_path(self.root, kind), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # as the archive makes them
+        with open(fd, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
     def codes(self):

@@ -40,9 +40,11 @@ def init_archive(root):
     """Create the layout. Idempotent: a second run changes nothing and says so."""
     root = os.fspath(root)
     try:
-        os.makedirs(paths.memory_dir(root), exist_ok=True)  # the lock file lives here
+        if not os.path.isdir(root):
+            os.makedirs(root, mode=storage.DIR_MODE)  # a new archive is the owner's alone
+        storage.checked_path(root, paths.memory_dir(root), leaf_dir=True)  # the lock file lives here
     except OSError as exc:
-        raise PuError("WRITE_FAILED", f"cannot create {paths.memory_dir(root)}: {exc}", "Check the folder and its permissions.") from None
+        raise storage.io_error(exc, paths.memory_dir(root), "creating") from None
     created = []
     with storage.archive_lock(root, "init_archive"):
         for rel in paths.DIRECTORIES:

@@ -12,6 +12,7 @@ crash between a log append and an index update only leaves work for the next
 refresh. Deleting the file loses nothing.
 """
 
+import errno
 import json
 import os
 import sqlite3
@@ -19,7 +20,7 @@ import threading
 from pathlib import Path
 
 from . import paths, storage
-from .errors import Problem
+from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
 SCHEMA_VERSION = 8
@@ -81,39 +82,61 @@ def _log_files(root):
 
 
 class ArchiveIndex:
-    """One connection per root per thread; use `open_index(root)`."""
+    """One connection per root per thread; use `open_index(root)`.
 
-    def __init__(self, root):
+    memory=True keeps the index in memory: the fallback when views/ cannot be
+    written (a read-only copy, a full disk), so reads still work.
+    """
+
+    def __init__(self, root, memory=False):
         self.root = Path(root)
         self.path = paths.index_db_path(root)
+        self.in_memory = memory
         self.db = None
         self._connect()
 
     # --- connection --------------------------------------------------------
+    def _open(self):
+        if self.in_memory:
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        else:
+            try:  # the index holds the words too: owner-only, and never opened through a link
+                storage.private_file(self.root, self.path)
+                for suffix in ("-wal", "-shm"):
+                    if os.path.islink(str(self.path) + suffix):
+                        raise storage.symlink_refused(paths.rel(self.root, self.path.parent) + "/" + self.path.name + suffix)
+            except OSError as exc:
+                raise storage.io_error(exc, self.path, "opening the index") from None
+            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
+        db.executescript(_DDL)
+        return db
+
     def _connect(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.inode = None
         try:
-            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
-            self.db.executescript(_DDL)
+            self.db = self._open()
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise sqlite3.DatabaseError("schema version changed")
-        except sqlite3.DatabaseError:
-            self._discard()
-            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=OFF")
-            self.db.executescript(_DDL)
+        except sqlite3.DatabaseError as exc:
+            refusal = disk_refusal(exc, self.path)
+            if refusal is not None:
+                self.close()
+                raise refusal from None
+            self._discard()  # unreadable or an older layout: it is derived, start again
+            self.db = self._open()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        self.inode = os.stat(self.path).st_ino
+        if not self.in_memory:
+            self.inode = os.stat(self.path).st_ino
 
     def replaced(self):
         """True when the file on disk is no longer the one this connection has open."""
+        if self.in_memory:
+            return False
         try:
             return os.stat(self.path).st_ino != self.inode
         except FileNotFoundError:
@@ -126,6 +149,8 @@ class ArchiveIndex:
             except sqlite3.Error:
                 pass
             self.db = None
+        if self.in_memory:
+            return
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.unlink(str(self.path) + suffix)
@@ -296,8 +321,33 @@ class ArchiveIndex:
         return self.db.execute("SELECT seq, key FROM changes WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
 
 
+def disk_refusal(exc, path):
+    """The PuError for an SQLite failure that is the disk's (full, read-only, denied), else None."""
+    number = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc).lower()
+    if number == 13 or "disk is full" in text:  # SQLITE_FULL
+        return storage.io_error(OSError(errno.ENOSPC, "disk full"), path, "updating the index")
+    if number in (3, 8, 14) or "readonly" in text or "unable to open" in text:  # PERM, READONLY, CANTOPEN
+        return storage.io_error(OSError(errno.EROFS, str(exc)), path, "updating the index")
+    return None
+
+
+def _new_index(root):
+    try:
+        return ArchiveIndex(root)
+    except PuError as exc:
+        if exc.code not in ("WRITE_DENIED", "DISK_FULL"):
+            raise
+        return ArchiveIndex(root, memory=True)
+
+
 def open_index(root):
-    """The caught-up index for `root` (cached per thread, refreshed on every call)."""
+    """The caught-up index for `root` (cached per thread, refreshed on every call).
+
+    When views/ cannot be written the index is built in memory instead: reads
+    keep working on a read-only or full archive, and writes fail at the log
+    they append to, with DISK_FULL or WRITE_DENIED.
+    """
     cache = getattr(_local, "cache", None)
     if cache is None:
         cache = _local.cache = {}
@@ -306,13 +356,30 @@ def open_index(root):
     if index is None or index.replaced():
         if index is not None:
             index.close()
-        index = cache[key] = ArchiveIndex(root)
+        index = cache[key] = _new_index(root)
     try:
         index.refresh()
-    except sqlite3.DatabaseError:
-        index._discard()
-        index = cache[key] = ArchiveIndex(root)
+    except sqlite3.DatabaseError as exc:
+        index = cache[key] = in_memory(root) if disk_refusal(exc, index.path) else _rebuilt(index, root)
         index.refresh()
+    return index
+
+
+def _rebuilt(index, root):
+    index._discard()
+    return _new_index(root)
+
+
+def in_memory(root):
+    """Switch this thread's index for `root` to memory (the disk refused an index write)."""
+    cache = getattr(_local, "cache", None)
+    if cache is None:
+        cache = _local.cache = {}
+    key = str(Path(root).resolve())
+    old = cache.pop(key, None)
+    if old is not None:
+        old.close()
+    index = cache[key] = ArchiveIndex(root, memory=True)
     return index
 
 

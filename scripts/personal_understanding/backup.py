@@ -35,6 +35,9 @@ def archive_files(root):
                 dirnames[:] = []
                 continue
             dirnames.sort()
+            for name in dirnames:  # os.walk would skip a linked folder silently: its files would be missing
+                if (Path(dirpath) / name).is_symlink():
+                    raise storage.symlink_refused((Path(dirpath) / name).relative_to(root).as_posix())
             for name in sorted(filenames):
                 full = Path(dirpath) / name
                 rel = full.relative_to(root).as_posix()

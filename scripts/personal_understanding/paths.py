@@ -15,7 +15,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 SKILL_DIR = PACKAGE_DIR.parents[1]
 HOME_FALLBACK = Path.home() / ".personal-understanding"
 
-ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,127}")  # whole string only: see is_id
 
 
 def is_skill_folder(path):
@@ -48,9 +48,14 @@ def resources_dir():
 
 # --- ids -------------------------------------------------------------------
 
+def is_id(value):
+    """A well-formed id. fullmatch: `$` would accept a trailing newline, making a look-alike file name."""
+    return isinstance(value, str) and ID_RE.fullmatch(value) is not None and ".." not in value
+
+
 def check_id(value, what="id"):
     """Validate an id before any path is built from it."""
-    if not isinstance(value, str) or not ID_RE.match(value) or ".." in value:
+    if not is_id(value):
         raise PuError(
             "BAD_ID",
             f"{what} {value!r} is not a valid id",
@@ -172,8 +177,18 @@ def inside_root(root, relpath):
     base = Path(root).resolve()
     target = (base / relpath).resolve()
     if target != base and base not in target.parents:
+        lexical = Path(os.path.normpath(base / relpath))
+        if lexical == base or base in lexical.parents:  # inside by name, outside through a link
+            raise symlink_refused(relpath)
         raise PuError("PATH_ESCAPE", f"{relpath!r} points outside the archive", "Stored paths are relative to the archive root.")
     return target
+
+
+def symlink_refused(path):
+    return PuError("ARCHIVE_SYMLINK", f"{path} is or goes through a symbolic link inside the archive; nothing is read, "
+                   "written or deleted through it",
+                   "Put a real folder or file in its place (move what the link points at back into the archive), "
+                   "then retry; {cmd:validate_memory} lists every link.", {"path": str(path)})
 
 
 def rel(root, path):

@@ -68,7 +68,7 @@ def check_record(rec):
     kind = rec.get("kind")
     if kind not in rule["kinds"]:
         out.append(("kind", f"unknown kind {kind!r}; one of {', '.join(rule['kinds'])}"))
-    if not isinstance(rec.get("id"), str) or not ID_RE.match(rec.get("id") or "") or ".." in rec.get("id", ""):
+    if not paths.is_id(rec.get("id")):
         out.append(("id", "must be 1-128 characters of lowercase a-z, 0-9, '.', '_' or '-'"))
     if not (rec.get("title") or "").strip():
         out.append(("title", "is required"))
@@ -83,7 +83,7 @@ def check_record(rec):
     if isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and not 0 <= confidence <= 1:
         out.append(("confidence", "must be between 0 and 1"))
     domain = rec.get("domain")
-    if isinstance(domain, str) and not ID_RE.match(domain):
+    if isinstance(domain, str) and not paths.is_id(domain):
         out.append(("domain", "must be one of the life branches or a lowercase slug"))
     for name in ("date_start", "date_end"):
         value = rec.get(name)
@@ -95,7 +95,7 @@ def check_record(rec):
     for name in ("entity_refs", "related_ids", "supports", "contradicts", "supersedes", "capture_ids",
                  "before_ids", "after_ids"):
         for ref in rec.get(name) or ():
-            if isinstance(ref, str) and not ID_RE.match(ref):
+            if isinstance(ref, str) and not paths.is_id(ref):
                 out.append((name, f"{ref!r} is not a valid id"))
         if isinstance(rec.get(name), list) and rec.get("id") in rec[name]:
             out.append((name, "a record cannot point at itself"))

@@ -7,14 +7,20 @@ Rules it enforces:
   directory is fsynced;
 - a JSONL append is one line in one write, fsynced; an unfinished tail left by
   a killed writer is moved aside (never glued to the next line, never dropped);
-- a write-once file appears complete or not at all, and never replaces anything.
+- a write-once file appears complete or not at all, and never replaces anything;
+- nothing is written or deleted through a symbolic link: every folder from the
+  root down is checked, files are opened with O_NOFOLLOW, and a path outside
+  the root is refused;
+- what it creates is owner-only: folders 0700, files 0600.
 Readers never take the lock: they read whole lines and report what they cannot read.
+Whole-archive checks (validate) take it shared, so they see no write half done.
 """
 
 import base64
 import errno
 import json
 import os
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -30,9 +36,13 @@ except ImportError:  # Windows
     import msvcrt
 
 LOCK_TIMEOUT_SECONDS = float(os.environ.get("PU_LOCK_TIMEOUT", "15"))
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
 
 _threads = {}  # root -> RLock serializing threads of this process
-_held = {}  # root -> [fd, depth, notice]
+_held = {}  # root -> [fd, depth, notice, holding thread]
 _registry_guard = threading.Lock()
 
 
@@ -41,12 +51,78 @@ def dumps_line(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def _io_error(exc, path, action):
-    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
-        return PuError("DISK_FULL", f"no space left while {action} {path}", "Free disk space, then retry; the archive was left as it was.")
-    if getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return PuError("WRITE_DENIED", f"cannot write {path}: {exc.strerror}", "Check the archive folder's permissions.")
-    return PuError("WRITE_FAILED", f"{action} {path} failed: {exc}", "Nothing was changed by this call; retry, and run validate_memory.py if it keeps failing.")
+def io_error(exc, path, action):
+    """The PuError for an OS error while `action` `path`: full disk, denied write, a link, or a plain failure."""
+    number = getattr(exc, "errno", None)
+    if number in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return PuError("DISK_FULL", f"no space left while {action} {path}",
+                       "Free disk space, then retry; the archive was left as it was.")
+    if number in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return PuError("WRITE_DENIED", f"cannot write {path}: {exc.strerror or exc}",
+                       "The archive folder is read-only or not writable by this user: check its owner, permissions "
+                       "and the disk's mount options, then retry. Nothing was changed; reads still work.")
+    if number == errno.ELOOP:
+        return symlink_refused(path)
+    return PuError("WRITE_FAILED", f"{action} {path} failed: {exc}",
+                   "Nothing was changed by this call; retry, and run {cmd:validate_memory} if it keeps failing.")
+
+
+symlink_refused = paths.symlink_refused
+
+
+def _below_root(root, path):
+    """(base, parts): the folders and name of `path` below the archive root. Anything outside is refused."""
+    target = os.path.abspath(path)
+    for base in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
+        try:
+            rel = os.path.relpath(target, base)
+        except ValueError:  # another drive
+            continue
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return base, [] if rel == os.curdir else rel.split(os.sep)
+    raise PuError("PATH_ESCAPE", f"{path} is outside the archive {root}",
+                  "The archive writes only under its own root; this is a bug in the calling operation.")
+
+
+def checked_path(root, path, make_dirs=True, leaf_dir=False):
+    """Check every folder from the root down to `path` (none may be a link), creating missing ones 0700.
+
+    `path` itself must not be a link either; with leaf_dir it is a folder and is created too.
+    OS errors are left to the caller's mapping.
+    """
+    base, parts = _below_root(root, path)
+    current = base
+    for at, part in enumerate(parts):
+        current = os.path.join(current, part)
+        leaf = at == len(parts) - 1
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            if (leaf and not leaf_dir) or not make_dirs:
+                return path
+            try:
+                os.mkdir(current, DIR_MODE)
+            except FileExistsError:
+                pass
+            st = os.lstat(current)
+        if stat.S_ISLNK(st.st_mode):
+            raise symlink_refused(os.path.relpath(current, base).replace(os.sep, "/"))
+        if (not leaf or leaf_dir) and not stat.S_ISDIR(st.st_mode):
+            raise PuError("NOT_A_DIRECTORY", f"{os.path.relpath(current, base)} is a file where the archive keeps a folder",
+                          "Move the file away (it is not part of the archive's layout), then retry.")
+    return path
+
+
+def private_file(root, path):
+    """Create `path` owner-only if absent (never through a link) and tighten it if an older version left it open."""
+    checked_path(root, path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _BINARY, FILE_MODE)
+    try:
+        if os.name != "nt" and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path
 
 
 def fsync_dir(directory):
@@ -64,7 +140,7 @@ def _temp_beside(path):
     for _ in range(100):
         name = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.urandom(6).hex()}.tmp")
         try:
-            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), name
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, FILE_MODE), name
         except FileExistsError:
             continue
     raise OSError(errno.EEXIST, "no free temporary name", path)
@@ -79,16 +155,16 @@ def _write_all(fd, data):
 
 # --- the archive lock -------------------------------------------------------
 
-def _try_lock(fd):
+def _try_lock(fd, shared=False):
     if fcntl is not None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             return True
         except OSError as exc:
             if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 return False
             raise
-    try:
+    try:  # Windows has no shared locks: a snapshot reader excludes the others too
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         return True
@@ -121,6 +197,61 @@ def _pid_alive(pid):
     return True
 
 
+def _open_lock(root, flags):
+    """The lock file's descriptor: never through a link, errors mapped."""
+    lock_file = paths.lock_path(root)
+    if not paths.memory_dir(root).is_dir():
+        raise PuError("NO_ARCHIVE", f"no archive at {root} (missing memory/)", "Create it first with {cmd:init_archive}.")
+    try:
+        checked_path(root, lock_file, make_dirs=False)
+        return os.open(lock_file, flags | _NOFOLLOW, FILE_MODE), lock_file
+    except OSError as exc:
+        raise io_error(exc, lock_file, "opening the archive lock") from None
+
+
+def _wait_for(fd, lock_file, timeout, shared=False):
+    deadline = time.monotonic() + timeout
+    try:
+        while not _try_lock(fd, shared):
+            if time.monotonic() >= deadline:
+                holder = _read_holder(fd) or {}
+                raise PuError(
+                    "ARCHIVE_LOCKED",
+                    f"the archive lock {lock_file} is held by pid {holder.get('pid', '?')} ({holder.get('operation', 'unknown operation')}, since {holder.get('since', '?')})",
+                    "Another writer is working on this archive; retry in a moment. "
+                    "The lock frees itself when that process exits; do not delete the lock file.",
+                    {"lock_file": str(lock_file), "holder": holder},
+                )
+            time.sleep(0.005)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _claim(fd, lock_file, operation):
+    """Note who holds the lock; report a holder that died without releasing its note."""
+    notice = None
+    previous = _read_holder(fd)
+    if previous and previous.get("pid") != os.getpid() and not _pid_alive(previous.get("pid")):
+        notice = {
+            "code": "PREVIOUS_WRITER_DIED",
+            "message": f"pid {previous.get('pid')} ({previous.get('operation')}) ended while holding {lock_file} since {previous.get('since')}",
+            "hint": "Its unacknowledged write may be incomplete; run scripts/validate_memory.py to check.",
+        }
+    note = json.dumps({"pid": os.getpid(), "operation": operation, "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, note.encode())
+    except OSError as exc:
+        try:
+            _unlock(fd)
+        finally:
+            os.close(fd)
+        raise io_error(exc, lock_file, "writing the archive lock") from None
+    return notice
+
+
 @contextmanager
 def archive_lock(root, operation="write", timeout=None):
     """Hold the archive-wide lock. Re-entrant within one thread.
@@ -144,39 +275,10 @@ def archive_lock(root, operation="write", timeout=None):
             finally:
                 state[1] -= 1
             return
-        lock_file = paths.lock_path(root)
-        if not paths.memory_dir(root).is_dir():
-            raise PuError("NO_ARCHIVE", f"no archive at {root} (missing memory/)", "Run scripts/init_archive.py --root DIR first.")
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout
-        try:
-            while not _try_lock(fd):
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd) or {}
-                    raise PuError(
-                        "ARCHIVE_LOCKED",
-                        f"the archive lock {lock_file} is held by pid {holder.get('pid', '?')} ({holder.get('operation', 'unknown operation')}, since {holder.get('since', '?')})",
-                        "Another writer is working on this archive; retry in a moment. "
-                        "The lock frees itself when that process exits; do not delete the lock file.",
-                        {"lock_file": str(lock_file), "holder": holder},
-                    )
-                time.sleep(0.005)
-        except BaseException:
-            os.close(fd)
-            raise
-        notice = None
-        previous = _read_holder(fd)
-        if previous and previous.get("pid") != os.getpid() and not _pid_alive(previous.get("pid")):
-            notice = {
-                "code": "PREVIOUS_WRITER_DIED",
-                "message": f"pid {previous.get('pid')} ({previous.get('operation')}) ended while holding {lock_file} since {previous.get('since')}",
-                "hint": "Its unacknowledged write may be incomplete; run scripts/validate_memory.py to check.",
-            }
-        note = json.dumps({"pid": os.getpid(), "operation": operation, "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.ftruncate(fd, 0)
-        os.write(fd, note.encode())
-        _held[key] = [fd, 1, notice]
+        fd, lock_file = _open_lock(root, os.O_RDWR | os.O_CREAT)
+        _wait_for(fd, lock_file, timeout)
+        notice = _claim(fd, lock_file, operation)
+        _held[key] = [fd, 1, notice, threading.get_ident()]
         try:
             yield notice
         finally:
@@ -190,6 +292,34 @@ def archive_lock(root, operation="write", timeout=None):
         mutex.release()
 
 
+@contextmanager
+def snapshot_lock(root, timeout=None):
+    """Hold the archive lock shared for a whole-archive read: writers wait, other such reads do not.
+
+    A thread that already writes holds it exclusively; an archive whose lock
+    file cannot be opened (a read-only copy) has no writer to wait for.
+    """
+    state = _held.get(str(Path(root).resolve()))
+    if state is not None and state[3] == threading.get_ident():
+        yield
+        return
+    try:
+        fd, lock_file = _open_lock(root, os.O_RDONLY)
+    except PuError as exc:
+        if exc.code not in ("WRITE_DENIED", "WRITE_FAILED"):  # WRITE_FAILED: no lock file yet (ENOENT)
+            raise
+        yield
+        return
+    _wait_for(fd, lock_file, LOCK_TIMEOUT_SECONDS if timeout is None else timeout, shared=True)
+    try:
+        yield
+    finally:
+        try:
+            _unlock(fd)
+        finally:
+            os.close(fd)
+
+
 def lock_held(root):
     return str(Path(root).resolve()) in _held
 
@@ -201,16 +331,20 @@ def _require_lock(root):
 
 # --- writers ---------------------------------------------------------------
 
-def _through_temp(path, fill, finish, action):
+def _through_temp(root, path, fill, finish, action):
     """Write a unique temp file beside `path` with fill(fd), fsync it, then finish(tmp, path).
 
     The temp file never survives: after a replace it is gone, after a link or a
     failure it is removed. OS errors become PuError (disk full, permissions).
+    root=None is a target outside the archive (a backup mirror).
     """
     path = Path(path)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if root is None:
+            path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        else:
+            checked_path(root, path)
         fd, tmp = _temp_beside(path)
         try:
             fill(fd)
@@ -220,7 +354,7 @@ def _through_temp(path, fill, finish, action):
         finish(tmp, path)
         fsync_dir(path.parent)
     except OSError as exc:
-        raise _io_error(exc, path, action) from None
+        raise io_error(exc, path, action) from None
     finally:
         if tmp is not None:
             try:
@@ -232,7 +366,7 @@ def _through_temp(path, fill, finish, action):
 def atomic_write(root, path, data):
     """Replace `path` with `data` (bytes) so readers see the old or the new file."""
     _require_lock(root)
-    _through_temp(path, lambda fd: _write_all(fd, data), os.replace, "replacing")
+    _through_temp(root, path, lambda fd: _write_all(fd, data), os.replace, "replacing")
 
 
 def atomic_write_json(root, path, obj):
@@ -252,13 +386,13 @@ def write_once(root, path, data):
         except (AttributeError, NotImplementedError, PermissionError):
             _exclusive_create(target, data)
 
-    _through_temp(path, lambda fd: _write_all(fd, data), link, "creating")
+    _through_temp(root, path, lambda fd: _write_all(fd, data), link, "creating")
 
 
 def _exclusive_create(path, data):
     """Fallback where hard links are unavailable: O_EXCL, removed again if the write fails."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, FILE_MODE)
     except FileExistsError:
         raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id.") from None
     try:
@@ -298,8 +432,8 @@ def _quarantine_tail(root, path, fd, size):
         "moved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "reason": "unfinished line left by an interrupted write",
     }
-    qpath = paths.v2_dir(root) / "quarantine.jsonl"
-    qfd = os.open(qpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    qpath = checked_path(root, paths.v2_dir(root) / "quarantine.jsonl")
+    qfd = os.open(qpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, FILE_MODE)
     try:
         _write_all(qfd, (dumps_line(entry) + "\n").encode("utf-8"))
         os.fsync(qfd)
@@ -322,8 +456,8 @@ def append_jsonl(root, path, objs, sync=True):
     data = "".join(dumps_line(o) + "\n" for o in objs).encode("utf-8")
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+        checked_path(root, path)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _BINARY, FILE_MODE)
         try:
             size = os.fstat(fd).st_size
             if size:
@@ -341,7 +475,7 @@ def append_jsonl(root, path, objs, sync=True):
         finally:
             os.close(fd)
     except OSError as exc:
-        raise _io_error(exc, path, "appending to") from None
+        raise io_error(exc, path, "appending to") from None
     return size
 
 
@@ -352,38 +486,40 @@ def copy_out(source, target):
             for block in iter(lambda: handle.read(1 << 20), b""):
                 _write_all(fd, block)
 
-    _through_temp(target, fill, os.replace, "copying to")
+    _through_temp(None, target, fill, os.replace, "copying to")
 
 
 def remove_file(root, path):
     """Permanent deletion: used only by explicit forgetting and restore."""
     _require_lock(root)
     try:
+        checked_path(root, path, make_dirs=False)
         os.unlink(path)
         fsync_dir(Path(path).parent)
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise _io_error(exc, path, "removing") from None
+        raise io_error(exc, path, "removing") from None
 
 
 def ensure_dir(root, path):
     _require_lock(root)
     try:
-        Path(path).mkdir(parents=True, exist_ok=True)
+        checked_path(root, path, leaf_dir=True)
     except OSError as exc:
-        raise _io_error(exc, path, "creating directory") from None
+        raise io_error(exc, path, "creating directory") from None
 
 
 def create_empty(root, path):
     """Create an empty file if absent (init). Returns True when it was created."""
     _require_lock(root)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        checked_path(root, path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE)
     except FileExistsError:
         return False
     except OSError as exc:
-        raise _io_error(exc, path, "creating") from None
+        raise io_error(exc, path, "creating") from None
     os.close(fd)
     return True
 

@@ -48,4 +48,4 @@ def parse_instant(text, field="time"):
 
 def is_partial_date(text):
     """True for YYYY, YYYY-MM or YYYY-MM-DD (the precision a person remembers)."""
-    return bool(_DATE_RE.match(str(text)))
+    return bool(_DATE_RE.fullmatch(str(text)))

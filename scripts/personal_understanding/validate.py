@@ -2,10 +2,12 @@
 
 Validators are plain functions `check(snapshot) -> iterable of Problem`; this
 module runs them all over one snapshot read straight from the sources of truth
-(never from the derived index) and reports every problem at once.
+(never from the derived index) and reports every problem at once. The run holds
+the archive lock shared, so a write in progress is seen whole or not at all.
 """
 
 import os
+import stat
 
 from . import archive, paths, schema, storage
 from .errors import Problem
@@ -29,6 +31,7 @@ class Snapshot:
                 for line, _off, obj in self._read(rdir / fname, display):
                     self.record_lines.append((display, line, obj))
         self.tombstones = {e[2].get("id") for e in self.logs["forgotten.jsonl"]}
+        self.tree = _tree(root)
         self._fold_ledger()
         self._fold_records()
 
@@ -75,6 +78,20 @@ class Snapshot:
             for cid in schema.cited_captures(obj):
                 self.capture_links.setdefault(cid, set()).add(rid)
 
+
+
+def _tree(root):
+    """(relative path, lstat) of everything under memory/, sources/ and backups/, links not followed."""
+    out = []
+    for top in ("memory", "sources", "backups"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            for name in sorted(dirnames + filenames):
+                full = os.path.join(dirpath, name)
+                try:
+                    out.append((os.path.relpath(full, root).replace(os.sep, "/"), os.lstat(full)))
+                except FileNotFoundError:
+                    continue
+    return out
 
 
 # --- validators ------------------------------------------------------------
@@ -127,18 +144,51 @@ def check_sources_tree(snap):
     """Unregistered captures, leftover temp files and links inside sources/."""
     out = []
     registered = {event.get("path") for _line, event in snap.captures.values()}
-    for dirpath, dirnames, filenames in os.walk(paths.sources_dir(snap.root)):
-        for name in dirnames + filenames:
-            full = os.path.join(dirpath, name)
-            rel = paths.rel(snap.root, full) if not os.path.islink(full) else os.path.relpath(full, snap.root).replace(os.sep, "/")
-            if os.path.islink(full):
-                out.append(Problem("error", "SOURCES_SYMLINK", rel, None, "a symbolic link inside sources/ (stored material must be real files)"))
-                continue
-            if name in filenames:
-                if name.endswith(".tmp") and name.startswith("."):
-                    out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write (derivation_ledger.py --repair removes it)"))
-                elif rel.startswith("sources/conversation/") and name.endswith(".json") and rel not in registered:
-                    out.append(Problem("warning", "CAPTURE_UNREGISTERED", rel, None, "capture file not in the ledger; run derivation_ledger.py --repair"))
+    for rel, st in snap.tree:
+        if not rel.startswith("sources/"):
+            continue
+        name = rel.rsplit("/", 1)[-1]
+        if stat.S_ISLNK(st.st_mode):
+            out.append(Problem("error", "SOURCES_SYMLINK", rel, None, "a symbolic link inside sources/ (stored material must be real files)"))
+        elif stat.S_ISREG(st.st_mode):
+            if name.endswith(".tmp") and name.startswith("."):
+                out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write (derivation_ledger.py --repair removes it)"))
+            elif rel.startswith("sources/conversation/") and name.endswith(".json") and rel not in registered:
+                out.append(Problem("warning", "CAPTURE_UNREGISTERED", rel, None, "capture file not in the ledger; run derivation_ledger.py --repair"))
+    return out
+
+
+def check_private(snap):
+    """Links anywhere in memory/ and backups/ (sources/ has its own code), and what others may read."""
+    out = []
+    for rel, st in snap.tree:
+        if stat.S_ISLNK(st.st_mode):
+            if not rel.startswith("sources/"):
+                out.append(Problem("error", "ARCHIVE_SYMLINK", rel, None,
+                                   "a symbolic link inside the archive: writes and deletes through it are refused; "
+                                   "put the real folder or file in its place"))
+        elif os.name != "nt" and stat.S_IMODE(st.st_mode) & 0o077:
+            out.append(Problem("warning", "ARCHIVE_NOT_PRIVATE", rel, None,
+                               f"mode {stat.S_IMODE(st.st_mode):o}: other users may read it; chmod go-rwx it (the archive creates 0600 files, 0700 folders)"))
+    return out
+
+
+def check_ids(snap):
+    """Ids already on disk that no command would accept (a trailing newline makes a look-alike file name)."""
+    out = []
+
+    def bad(value, what, where, line):
+        if value is not None and not paths.is_id(value):
+            out.append(Problem("error", "MALFORMED_ID", where, line, f"{what} {value!r} is not a valid id"))
+
+    for line, _off, event in snap.logs["ledger.jsonl"]:
+        bad(event.get("capture_id"), "capture id", "memory/v2/ledger.jsonl", line)
+    for line, _off, obj in snap.logs["receipts.jsonl"]:
+        bad(obj.get("turn_id"), "turn id", "memory/v2/receipts.jsonl", line)
+    for line, _off, obj in snap.logs["followups.jsonl"]:
+        bad(obj.get("id"), "follow-up id", "memory/v2/followups.jsonl", line)
+    for line, _off, obj in snap.logs["forgotten.jsonl"]:
+        bad(obj.get("id"), "forgotten id", "memory/v2/forgotten.jsonl", line)
     return out
 
 
@@ -193,8 +243,8 @@ def check_quarantine(snap):
             for line, _off, obj in snap.logs["quarantine.jsonl"]]
 
 
-VALIDATORS = [check_read_problems, check_capture_files, check_sources_tree, check_ledger_closure, check_receipts,
-              check_quarantine]
+VALIDATORS = [check_read_problems, check_capture_files, check_sources_tree, check_private, check_ids,
+              check_ledger_closure, check_receipts, check_quarantine]
 
 
 def _extra_validators():
@@ -204,11 +254,12 @@ def _extra_validators():
 
 
 def run(root, require_closed_captures=False):
-    snap = Snapshot(root)
-    snap.require_closed = require_closed_captures
-    problems = []
-    for check in VALIDATORS + _extra_validators():
-        problems.extend(check(snap))
+    with storage.snapshot_lock(root):  # captures are re-hashed under it too: a forget cannot pull one away mid-check
+        snap = Snapshot(root)
+        snap.require_closed = require_closed_captures
+        problems = []
+        for check in VALIDATORS + _extra_validators():
+            problems.extend(check(snap))
     return snap, problems
 
 

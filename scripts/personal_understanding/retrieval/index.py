@@ -13,8 +13,9 @@ it is re-indexed with it.
 """
 
 import json
+import sqlite3
 
-from .. import schema
+from .. import archive_index, schema
 from ..archive_index import open_index
 from ..capture import read_capture
 from ..errors import PuError
@@ -443,6 +444,15 @@ _cache = {}
 def open_recall(root):
     """The archive index, caught up, with its recall index caught up too."""
     ai = open_index(root)
+    try:
+        return _caught_up(ai)
+    except sqlite3.DatabaseError as exc:
+        if archive_index.disk_refusal(exc, ai.path) is None:
+            raise
+        return _caught_up(archive_index.in_memory(root))  # full or read-only disk: recall still works
+
+
+def _caught_up(ai):
     key = (str(ai.path), id(ai))
     recall = _cache.get(key)
     if recall is None:
