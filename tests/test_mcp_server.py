@@ -342,7 +342,8 @@ class ToolsTest(ServerTest):
             used.add(tool)
             return structured
 
-        attachment = Path(self.tmp, "photo.txt")
+        attachment = Path(self.root, "imports", "photo.txt")  # over MCP, files come from the archive's drop folder
+        attachment.parent.mkdir()
         attachment.write_bytes(b"not really a photo")
         call("personal_init_archive", {})
         call("personal_preflight_turn", {"text": PERSONAL, "turn_id": "t1", "session_id": "s1"})

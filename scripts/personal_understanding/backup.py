@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
 from pathlib import Path
 
@@ -100,6 +101,8 @@ def verify_snapshot(snapshot):
     """Re-hash every file of a snapshot against its manifest. Returns (manifest, problems)."""
     problems = []
     try:
+        if not stat.S_ISREG(os.stat(snapshot).st_mode):  # a pipe or device would hang or stream forever
+            return None, [f"{snapshot}: not a regular file"]
         zf = zipfile.ZipFile(snapshot)
     except (OSError, zipfile.BadZipFile) as exc:
         return None, [f"{snapshot}: not a readable zip ({exc})"]
@@ -147,6 +150,27 @@ def _rotate(root, keep):
     return removed
 
 
+def _mirror_dir(root, also_to):
+    """The mirror folder, checked before anything is written: a folder (made if missing) outside memory/ and sources/."""
+    folder = Path(also_to).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise PuError("BACKUP_MIRROR_NOT_A_FOLDER", f"{also_to} exists and is not a folder",
+                      "Pass a folder for {arg:also_to}: the snapshot and its manifest are copied into it.")
+    real = os.path.realpath(folder)
+    for inside in (paths.memory_dir(root), paths.sources_dir(root)):
+        base = os.path.realpath(inside)
+        if real == base or real.startswith(base + os.sep):
+            raise PuError("BACKUP_MIRROR_INSIDE", f"{also_to} is inside the archive's {inside.name}/",
+                          "A mirror is a second copy somewhere else: pass a folder outside the archive (another disk is best).")
+    try:
+        folder.mkdir(mode=storage.DIR_MODE, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage.io_error(exc, folder, "creating the mirror folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise storage.io_error(OSError(13, "Permission denied"), folder, "writing to the mirror folder")
+    return folder
+
+
 def backup_archive(root, also_to=None, verify=None, keep=None, now=None):
     """Snapshot the archive (or, with verify, check a snapshot) and record the backup state."""
     archive.require(root)
@@ -158,7 +182,9 @@ def backup_archive(root, also_to=None, verify=None, keep=None, now=None):
         return {"verified": not problems, "snapshot": str(snapshot), "problems": problems,
                 "files": len((manifest or {}).get("files", [])), "archive_sha256": (manifest or {}).get("archive_sha256")}
     if keep is not None and keep < 1:
-        raise PuError("BAD_ARGUMENT", "keep must be 1 or more", "")
+        raise PuError("BAD_ARGUMENT", "keep must be 1 or more",
+                      "{arg:keep} is how many of the newest snapshots to keep; leave it out to keep them all.")
+    mirror_dir = _mirror_dir(root, also_to) if also_to else None
     moment = now or timeutil.now()
     with storage.archive_lock(root, "backup"):
         manifest = create_snapshot(root, moment)
@@ -167,8 +193,7 @@ def backup_archive(root, also_to=None, verify=None, keep=None, now=None):
         if problems:
             raise PuError("BACKUP_VERIFY_FAILED", f"the new snapshot did not verify: {problems[0]}", "Check the disk; the archive itself is unchanged.")
         mirrored = None
-        if also_to:
-            mirror_dir = Path(also_to).expanduser()
+        if mirror_dir is not None:
             mirrored = mirror_dir / snapshot.name
             try:
                 storage.copy_out(snapshot, mirrored)

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from . import archive, config, paths, storage, timeutil
+from . import archive, config, inputs, paths, storage, timeutil
 from .archive_index import open_index
 from .errors import PuError
 from .textinput import check_size, require_text, sha256_hex
@@ -188,14 +188,9 @@ def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_
     source = Path(file)
     if source.is_symlink():
         raise PuError("ATTACHMENT_SYMLINK", f"{file} is a symbolic link", "Pass the real file, not a link to it.")
-    if not source.is_file():
-        raise PuError("ATTACHMENT_NOT_FOUND", f"{file} is not a readable file", "Check the path.")
     name = check_attachment_name(name if name is not None else source.name)
-    limit = config.load(root)["max_attachment_bytes"]
-    size = source.stat().st_size
-    if limit and size > limit:
-        raise PuError("ATTACHMENT_TOO_LARGE", f"{file} is {size} bytes, over the cap of {limit}", "Raise max_attachment_bytes in memory/v2/config.json if this is intended.")
-    data = source.read_bytes()
+    data = inputs.read_file(source, config.load(root)["max_attachment_bytes"], "attachment",
+                            unreadable="ATTACHMENT_NOT_FOUND", too_large="ATTACHMENT_TOO_LARGE")
     digest = sha256_hex(data)
     moment = now or timeutil.now()
     with storage.archive_lock(root, "capture_attachment") as lock_notice:

@@ -13,7 +13,7 @@ class Param:
     """One argument: its JSON type, help, and how the CLI spells it."""
 
     def __init__(self, name, type, help, required=False, default=None, enum=None, items="string",
-                 positional=False, text=False, flag=None, cli=True, mcp=True, const=None):
+                 positional=False, text=False, flag=None, cli=True, mcp=True, const=None, minimum=None, path=None):
         self.name = name
         self.type = type  # string | integer | number | boolean | array | object
         self.help = help
@@ -27,6 +27,8 @@ class Param:
         self.cli = cli
         self.mcp = mcp
         self.const = const  # CLI: the flag may be given without a value, meaning this
+        self.minimum = minimum  # integers and numbers: the smallest value accepted (both faces)
+        self.path = path  # "read" / "write": a file system path, confined over MCP (inputs.confine)
 
     @property
     def cli_flag(self):
@@ -40,6 +42,8 @@ class Param:
             out["items"] = {"type": self.items}
         if self.default is not None:
             out["default"] = self.default
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
         return out
 
 
@@ -147,7 +151,7 @@ COMMANDS = [
         description="Stores the file's bytes under sources/attachments by SHA-256 (an identical file reuses the stored "
                     "bytes) and registers a capture of its own for the turn. The name must be a bare file name.",
         params=(
-            Param("file", S, "Path of the file to keep.", required=True),
+            Param("file", S, "Path of the file to keep.", required=True, path="read"),
             _TURN,
             Param("name", S, "File name to record (defaults to the file's own name)."),
             Param("capture_id", S, "Explicit capture id; generated when absent."),
@@ -449,7 +453,7 @@ COMMANDS += [
                     "per line {ref, speaker, text, occurred_at, session_id}; the output maps every ref to its capture "
                     "id. Re-importing the same file adds nothing. Imported captures are closed as "
                     "no-derivation-needed (kept verbatim for recall; derive on demand).",
-        params=(Param("file", S, "The file to import.", required=True, positional=True),
+        params=(Param("file", S, "The file to import.", required=True, positional=True, path="read"),
                 Param("format", S, "jsonl, locomo, chatgpt or text.", required=True,
                       enum=("jsonl", "locomo", "chatgpt", "text")),
                 Param("user_speaker", S, "Which speaker is the archive's owner (default: per format)."),
@@ -507,9 +511,9 @@ COMMANDS += [
                     "preflight and session_check remind when it is older than 7 days. verify re-hashes a snapshot "
                     "(the latest when empty) against its manifest and lists every mismatch. Suited to cron: no "
                     "prompts, exit codes, one log line on stderr.",
-        params=(Param("also_to", S, "A second folder to mirror the snapshot into."),
+        params=(Param("also_to", S, "A second folder to mirror the snapshot into.", path="write"),
                 Param("verify", S, "Verify this snapshot instead of backing up (CLI: --verify alone checks the latest; MCP: an empty string).",
-                      const=""),
+                      const="", path="read"),
                 Param("keep", I, "Keep only this many newest snapshots.")),
         run="backup:backup_archive",
         example="python3 scripts/backup_archive.py --also-to /mnt/usb/pu --keep 14",
@@ -524,7 +528,7 @@ COMMANDS += [
                     "touched) and lists what would be added, changed and removed. With apply: snapshots the current "
                     "state first, puts the files back, applies today's tombstones again so forgotten material never "
                     "returns, drops derived views and ends with validation.",
-        params=(Param("snapshot", S, "The snapshot zip to restore.", required=True, positional=True),
+        params=(Param("snapshot", S, "The snapshot zip to restore.", required=True, positional=True, path="read"),
                 Param("apply", B, "Really restore (default: dry run).", default=False)),
         run="restore:restore_archive", destructive=True,
         example="python3 scripts/restore_archive.py backups/snapshot-20261130-080000.zip --apply",

@@ -9,6 +9,8 @@ DEFAULTS = {
     # One message may hold at most this many UTF-8 bytes (a long letter fits; a book does not).
     "max_message_bytes": 256 * 1024,
     "max_attachment_bytes": 50 * 1024 * 1024,
+    # A history file to import is read whole: a year of heavy chat exports fits, /dev/zero does not.
+    "max_import_bytes": 128 * 1024 * 1024,
     # Hard cap on memory/ + sources/ together; 0 means no cap. Writes over it are refused.
     "max_archive_bytes": 0,
     "short_term_days": 3,

@@ -26,8 +26,10 @@ def _source_ref(fmt, path, ref):
 
 def import_history(root, format, file, user_speaker=None, sample_ids=None, now=None):
     archive.require(root)
-    messages = importers.parse(format, file, user_speaker=user_speaker, sample_ids=sample_ids)
-    limit = config.load(root)["max_message_bytes"]
+    settings = config.load(root)
+    messages = importers.parse(format, file, user_speaker=user_speaker, sample_ids=sample_ids,
+                               max_bytes=settings["max_import_bytes"])
+    limit = settings["max_message_bytes"]
     moment = now or timeutil.now()
     stamp = timeutil.iso(moment)
     source = f"import:{format}"

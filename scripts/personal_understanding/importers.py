@@ -13,6 +13,7 @@ import json
 import os
 import re
 
+from . import inputs
 from .errors import PuError, usage
 
 FORMATS = ("jsonl", "locomo", "chatgpt", "text")
@@ -34,11 +35,11 @@ class Message:
         return dataclasses.asdict(self)
 
 
-def parse(fmt, path, *, user_speaker=None, sample_ids=None):
+def parse(fmt, path, *, user_speaker=None, sample_ids=None, max_bytes=0):
     """Parse `path` as `fmt` (one of FORMATS) into a list of Message, in source order.
 
     `user_speaker` names the archive's owner (role "user"); every other speaker is "other".
-    `sample_ids` (locomo only) keeps just those samples.
+    `sample_ids` (locomo only) keeps just those samples. A file over `max_bytes` (0: no cap) is refused.
     """
     if fmt not in FORMATS:
         raise PuError("IMPORT_BAD_FORMAT", f"unknown import format {fmt!r}", f"Use one of: {', '.join(FORMATS)}.")
@@ -47,7 +48,7 @@ def parse(fmt, path, *, user_speaker=None, sample_ids=None):
     if sample_ids is not None and fmt != "locomo":
         raise usage(f"sample_ids applies only to the locomo format, not {fmt}")
     path = os.fspath(path)
-    text = _read_utf8(path)
+    text = _read_utf8(path, max_bytes)
     if fmt == "jsonl":
         return _parse_jsonl(path, text, user_speaker)
     if fmt == "locomo":
@@ -67,14 +68,8 @@ def _invalid(path, where, what, hint="Fix the file and import again; nothing was
     return PuError("IMPORT_INVALID", f"{loc}: {what}", hint, details)
 
 
-def _read_utf8(path):
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise PuError("IMPORT_UNREADABLE", f"{path}: no such file", "Check the path.", {"file": path}) from None
-    except OSError as exc:
-        raise PuError("IMPORT_UNREADABLE", f"{path}: {exc.strerror or exc}", "Pass a readable file.", {"file": path}) from None
+def _read_utf8(path, max_bytes):
+    raw = inputs.read_file(path, max_bytes, "import", unreadable="IMPORT_UNREADABLE", too_large="IMPORT_TOO_LARGE")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -25,7 +25,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import __version__, archive, commands, paths
+from . import __version__, archive, commands, inputs, paths
 from .errors import PuError
 
 SERVER_NAME = "personal-understanding"
@@ -130,8 +130,9 @@ def tool_error(error):
 class Server:
     """The protocol state of one client connection. Not thread-safe: one message at a time."""
 
-    def __init__(self, root, log=None):
+    def __init__(self, root, log=None, allowed_dirs=()):
         self.root = root
+        self.allowed_dirs = tuple(allowed_dirs)  # folders path arguments may reach (inputs.confine)
         self.protocol_version = None
         self.client_info = None
         self.initialized = False
@@ -281,6 +282,7 @@ class Server:
         """Validate, run, and shape the result; every failure becomes an isError result."""
         try:
             args = commands.check_arguments(command, arguments, surface="mcp")
+            args = inputs.confine(command, args, self.root, self.allowed_dirs)
             function = command.function()
             with contextlib.redirect_stdout(sys.stderr):
                 result = function(self.root, **args)
@@ -408,9 +410,9 @@ def _writer(stream):
     return write
 
 
-def serve(stdin, stdout, root, log=None):
+def serve(stdin, stdout, root, log=None, allowed_dirs=()):
     """Answer messages from `stdin` on `stdout` until end of input. Returns the exit code (0)."""
-    server = Server(root, log=log)
+    server = Server(root, log=log, allowed_dirs=allowed_dirs)
     write = _writer(stdout)
     try:
         for raw in _lines(stdin, MAX_LINE_BYTES):
@@ -462,6 +464,9 @@ def main(argv=None):
         description="Personal Understanding MCP server (stdio, JSON-RPC 2.0, one message per line). "
                     "Clients start it; it answers on stdout and logs on stderr.")
     parser.add_argument("--root", help="Archive root (default: $PU_HOME, else the skill folder or ~/.personal-understanding).")
+    parser.add_argument("--allow-dir", action="append", default=[], metavar="DIR",
+                        help="A folder whose files tools may read (imports, attachments, snapshots) and where a backup "
+                             "may be mirrored. Repeatable. Without it only the archive's imports/ and backups/ are reachable.")
     parser.add_argument("--version", action="version", version=f"personal-understanding {__version__}")
     args = parser.parse_args(argv)
     try:
@@ -473,8 +478,10 @@ def main(argv=None):
     root = paths.resolve_root(args.root)
     ensure_archive(root, server_log)
     server_log(f"{__version__} serving archive {root} (protocol up to {LATEST_PROTOCOL})")
+    for folder in args.allow_dir:
+        server_log(f"path arguments may reach {os.path.realpath(os.path.expanduser(folder))}")
     try:
-        return serve(proto_in, proto_out, root)
+        return serve(proto_in, proto_out, root, allowed_dirs=args.allow_dir)
     except KeyboardInterrupt:
         return 0
     finally:
