@@ -249,6 +249,26 @@ def read_capture(root, relpath):
         raise PuError("CAPTURE_UNREADABLE", f"{relpath} is not valid JSON", "Restore it from a backup (restore_archive.py).") from None
 
 
+def checked_text(root, relpath, expected_sha):
+    """A text capture's words, only while they still hash to the SHA-256 the ledger registered.
+
+    Every read that serves words as the user's own goes through here: one file,
+    one hash. A changed file raises CAPTURE_TAMPERED; its text is never served.
+    """
+    text = read_capture(root, relpath).get("text")
+    if not isinstance(text, str) or sha256_hex(text.encode("utf-8", "surrogatepass")) != expected_sha:
+        raise PuError("CAPTURE_TAMPERED", f"{relpath} no longer matches the SHA-256 registered when it was saved",
+                      "Its words are not served as the user's. Run {cmd:validate_memory}; restore the file from a "
+                      "backup with {cmd:restore_archive}, or ask the user what they said.", {"path": relpath})
+    return text
+
+
+def tampered_note(relpath):
+    return {"fidelity": "tampered", "path": relpath,
+            "note": "this capture's file changed after it was saved (SHA-256 mismatch): its text is withheld and "
+                    "must not be quoted as the user's words"}
+
+
 def verify_capture(root, relpath, expected_sha):
     """True when the stored capture still hashes to what was registered."""
     doc = read_capture(root, relpath)

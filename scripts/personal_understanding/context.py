@@ -8,7 +8,7 @@ import datetime as dt
 
 from . import config, timeutil
 from .archive_index import open_index
-from .capture import read_capture
+from .capture import checked_text
 from .errors import PuError
 from .followups import brief, due_followups
 from .understanding import current_state
@@ -26,17 +26,17 @@ def turn_context(root, now=None, budget_chars=BUDGET_CHARS):
     due, _up, _und = due_followups(root)
     index = open_index(root)
     rows = index.db.execute(
-        "SELECT capture_id, path, captured_at, occurred_at, speaker, chars FROM captures "
+        "SELECT capture_id, path, captured_at, occurred_at, speaker, chars, sha256 FROM captures "
         "WHERE kind='text' AND status != 'forgotten' AND captured_at >= ? AND turn_id IS NOT NULL "
         "ORDER BY captured_at DESC, capture_id DESC", (cutoff,)).fetchall()
     recent, used, omitted = [], 0, []
-    for capture_id, path, captured_at, occurred_at, speaker, chars in rows:
+    for capture_id, path, captured_at, occurred_at, speaker, chars, sha in rows:
         room = cap - used
         if room <= 0:
             omitted.append(capture_id)
             continue
         try:
-            text = read_capture(root, path).get("text") or ""
+            text = checked_text(root, path, sha)
         except PuError:
             omitted.append(capture_id)
             continue

@@ -10,7 +10,7 @@ import re
 
 from . import archive, paths, storage, timeutil
 from .archive_index import open_index
-from .capture import read_capture
+from .capture import checked_text
 from .errors import PuError
 from .ledger import check_reason
 
@@ -74,7 +74,7 @@ def prompt_for(root, item):
     try:
         row = open_index(root).capture(item["capture_id"])
         if row:
-            quote = (read_capture(root, row["path"]).get("text") or "").strip()
+            quote = checked_text(root, row["path"], row.get("utf8_sha256")).strip()
     except PuError:
         quote = ""
     if len(quote) > 120:

@@ -8,7 +8,7 @@ entity and context cards organize and need no capture of their own.
 
 from . import archive, paths, schema, storage, timeutil
 from .archive_index import open_index
-from .capture import read_capture
+from .capture import checked_text
 from .errors import PuError
 from .tiers import check_capacity
 
@@ -60,12 +60,14 @@ def _check_sources(root, index, rec):
         cid = ref["capture_id"]
         row = index.capture(cid)
         if row is None or row["status"] == "forgotten":
-            raise PuError("RECORD_CAPTURE_UNKNOWN", f"capture {cid} is not in the archive", "")
+            raise PuError("RECORD_CAPTURE_UNKNOWN", f"capture {cid} is not in the archive",
+                          "Cite the capture id returned by capture_user_update for this turn.")
         ref = dict(ref)
         if ref.get("start") is not None:
-            text = read_capture(root, row["path"]).get("text") or ""
+            text = checked_text(root, row["path"], row.get("utf8_sha256"))  # a quote is taken only from intact words
             if ref["end"] > len(text):
-                raise PuError("RECORD_SPAN_INVALID", f"span {ref['start']}:{ref['end']} is past the end of {cid} ({len(text)} characters)", "")
+                raise PuError("RECORD_SPAN_INVALID", f"span {ref['start']}:{ref['end']} is past the end of {cid} ({len(text)} characters)",
+                              "Offsets are in characters of the capture text; check them with {cmd:verify_quote}.")
             quote = text[ref["start"]:ref["end"]]
             if ref.get("quote") is not None and ref["quote"] != quote:
                 raise PuError("RECORD_SPAN_INVALID", f"quote does not match {cid}[{ref['start']}:{ref['end']}] ({quote!r})",

@@ -10,7 +10,7 @@ import re
 
 from . import archive, paths, schema, storage, timeutil
 from .archive_index import open_index
-from .capture import read_capture
+from .capture import checked_text
 from .errors import PuError
 from .followups import brief, due_followups
 from .records import append_versions, new_version
@@ -84,7 +84,7 @@ def _quote(root, index, rec, limit=160):
         row = index.capture(cid)
         if row and row.get("status") != "forgotten":
             try:
-                text = read_capture(root, row["path"]).get("text") or ""
+                text = checked_text(root, row["path"], row.get("utf8_sha256"))
             except PuError:
                 continue
             return {"capture_id": cid, "quote": text[:limit], "excerpt": len(text) > limit}

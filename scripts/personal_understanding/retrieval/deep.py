@@ -2,7 +2,7 @@
 
 from .. import archive, paths
 from ..archive_index import open_index
-from ..capture import read_capture
+from ..capture import checked_text, read_capture, tampered_note
 from ..errors import PuError
 from ..records import get_record
 from . import rank, trace
@@ -22,7 +22,13 @@ def _capture_block(ai, capture_id, spans=None):
         block.update(kind="attachment", name=doc.get("name"), media_type=doc.get("media_type"), blob=doc.get("blob"),
                      bytes=doc.get("bytes"))
         return block
-    text = doc.get("text") or ""
+    try:
+        text = checked_text(ai.root, row["path"], row.get("utf8_sha256"))
+    except PuError as exc:
+        if exc.code != "CAPTURE_TAMPERED":
+            raise
+        block.update(tampered_note(row["path"]))
+        return block
     if spans:
         block["spans"] = [{"start": s["start"], "end": s["end"], "quote": text[s["start"]:s["end"]]} for s in spans]
         return block
@@ -78,12 +84,19 @@ def verify_quote(root, capture_id, quote):
     archive.require(root)
     paths.check_id(capture_id, "capture id")
     if not quote:
-        raise PuError("BAD_ARGUMENT", "quote is empty", "")
+        raise PuError("BAD_ARGUMENT", "quote is empty", "Pass the exact words to look for in {arg:quote}.")
     ai = open_index(root)
     row = ai.capture(capture_id)
     if row is None or row.get("status") == "forgotten":
-        raise PuError("CAPTURE_NOT_FOUND", f"no capture {capture_id}", "")
-    text = read_capture(root, row["path"]).get("text") or ""
+        raise PuError("CAPTURE_NOT_FOUND", f"no capture {capture_id}",
+                      "Check the id: {cmd:retrieve_v2} rows name their capture_ids. A forgotten capture is gone.")
+    try:
+        text = checked_text(root, row["path"], row.get("utf8_sha256"))
+    except PuError as exc:
+        if exc.code != "CAPTURE_TAMPERED":
+            raise
+        return dict(tampered_note(row["path"]), capture_id=capture_id, found=False, offsets=[],
+                    utf8_sha256=row.get("utf8_sha256"))
     offsets, at = [], text.find(quote)
     while at >= 0:
         offsets.append([at, at + len(quote)])

@@ -1,6 +1,6 @@
 """How recalled items are shown: compact rows that end at the user's own words."""
 
-from ..capture import read_capture
+from ..capture import checked_text, tampered_note
 from ..errors import PuError
 
 SUMMARY_CHARS = 200
@@ -74,14 +74,22 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
 
 def capture_row(ai, capture_id, terms=()):
     row = ai.capture(capture_id) or {}
+    fidelity, extra = "verbatim", {}
     try:
-        text = read_capture(ai.root, row["path"]).get("text") or ""
-    except (PuError, KeyError):
+        text = checked_text(ai.root, row["path"], row.get("utf8_sha256"))
+    except PuError as exc:
         text = ""
-    return {
+        if exc.code == "CAPTURE_TAMPERED":
+            fidelity, extra = "tampered", tampered_note(row["path"])
+    except KeyError:
+        text = ""
+    out = {
         "id": capture_id, "kind": "capture", "title": None, "snippet": snippet(text, terms),
         "speaker": row.get("speaker"), "occurred_at": row.get("occurred_at"), "captured_at": row.get("captured_at"),
         "session_id": row.get("session_id"), "source": row.get("source"), "source_ref": row.get("source_ref"),
-        "capture_ids": [capture_id], "evidence_fidelity": "verbatim", "utf8_sha256": row.get("utf8_sha256"),
+        "capture_ids": [capture_id], "evidence_fidelity": fidelity, "utf8_sha256": row.get("utf8_sha256"),
         "derived_records": ai.records_citing(capture_id)[:10],
     }
+    if extra:
+        out.update(path=extra["path"], note=extra["note"])
+    return out
