@@ -385,6 +385,8 @@ COMMANDS += [
     ),
 ]
 
+_TRACE_ID = {"description": "The retrieval trace's id; null when the archive could not be written (a read-only "
+                             "copy or a full disk): the read is complete, only its trace is missing."}
 _GATE = (Param("capture_id", S, "The current turn's capture id (interactive reads cite it)."),
          Param("maintenance", B, "A read outside a user turn (audits, tools); traced as maintenance.", default=False))
 
@@ -416,7 +418,7 @@ COMMANDS += [
         + _GATE,
         run="retrieval.probe:retrieve", read_only=True,
         example="python3 scripts/retrieve_v2.py --query '妹妹的婚礼' --capture-id cap-...",
-        output=_obj(status=S, top=A, total=I, shown=I, truncated=B, trace_id=S),
+        output=_obj(status=S, top=A, total=I, shown=I, truncated=B, trace_id=_TRACE_ID),
     ),
     Command(
         name="catalog_context", tool="personal_catalog",
@@ -432,7 +434,7 @@ COMMANDS += [
                 Param("limit", I, "Page size for the full view.", default=100)) + _GATE,
         run="retrieval.survey:catalog", read_only=True,
         example="python3 scripts/catalog_context.py --view survey --maintenance",
-        output=_obj(view=S, bytes=I, trace_id=S),
+        output=_obj(view=S, bytes=I, trace_id=_TRACE_ID),
     ),
     Command(
         name="verify_quote", tool="personal_verify_quote",

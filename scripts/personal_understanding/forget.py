@@ -244,7 +244,8 @@ def _purge_traces(root, item_id, gone):
 def forget(root, id, confirm=False, now=None):
     """Forget a capture or a record. A dry run unless confirm."""
     archive.require(root)
-    with storage.archive_lock(root, "forget"):
+    # A dry run only reads: a shared lock, so it also works on a read-only copy.
+    with storage.archive_lock(root, "forget") if confirm else storage.snapshot_lock(root):
         item_plan = plan(root, id)
         summary = {"id": id, "kind": item_plan["kind"], "records_removed": item_plan["remove_records"],
                    "records_edited": item_plan["edit_records"], "followups_closed": item_plan["close_followups"],

@@ -26,11 +26,19 @@ def check_read_gate(root, capture_id, maintenance):
 
 
 def write(root, entry, now=None):
-    """Append one trace line; returns its id."""
+    """Append one trace line; returns its id, or None when the archive cannot be written.
+
+    A read on a read-only copy or a full disk still answers: it only leaves no trace.
+    """
     moment = now or timeutil.now()
     trace_id = paths.new_id("tr", moment)
     line = {"trace_id": trace_id, "at": timeutil.iso(moment)}
     line.update(entry)
-    with storage.archive_lock(root, "trace"):
-        storage.append_jsonl(root, paths.trace_path(root, moment.strftime("%Y-%m-%d")), line, sync=False)
+    try:
+        with storage.archive_lock(root, "trace"):
+            storage.append_jsonl(root, paths.trace_path(root, moment.strftime("%Y-%m-%d")), line, sync=False)
+    except PuError as exc:
+        if exc.code not in ("WRITE_DENIED", "DISK_FULL"):
+            raise
+        return None
     return trace_id
