@@ -109,8 +109,12 @@ def collect_arguments(command, ns):
             loaded = json.loads(decode_utf8(_read_bytes(ns._json), "--json input"))
         except ValueError as exc:
             raise PuError("BAD_ARGUMENT", f"--json input is not valid JSON: {exc}", "Pass one JSON object.") from None
+        except RecursionError:
+            raise PuError("BAD_ARGUMENT", "--json input is nested too deeply to read",
+                          "Pass one flat JSON object of the command's arguments (see --help).") from None
         if not isinstance(loaded, dict):
-            raise PuError("BAD_ARGUMENT", "--json input must be one JSON object", "")
+            raise PuError("BAD_ARGUMENT", f"--json input must be one JSON object, not {type(loaded).__name__}",
+                          'Wrap the arguments in an object, e.g. {"turn_id": "t1"}; see --help for their names.')
         args.update(loaded)
     for param in command.params:
         if not param.cli:

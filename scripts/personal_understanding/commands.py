@@ -305,7 +305,7 @@ COMMANDS += [
         description="Lists open follow-ups: due (with a contextual prompt quoting what the user said), upcoming within "
                     "the horizon (default 3 days) and undated. Marks the due ones as checked.",
         params=(Param("as_of", S, "Check as of this date (default now)."),
-                Param("horizon", I, "Days ahead counted as upcoming.", default=3)),
+                Param("horizon", I, "Days ahead counted as upcoming.", default=3, minimum=0)),
         run="followups:followup_check",
         example="python3 scripts/followup_check.py --as-of 2026-12-01",
         output=_obj(due=A, upcoming=A, undated=A),
@@ -336,7 +336,7 @@ COMMANDS += [
                 Param("id", S, "Explicit id."), Param("title", S, "Short title (defaults to the claim)."),
                 Param("mechanism", S, "How it would work."), Param("contradicts", A, "Records that speak against it."),
                 Param("alternatives", A, "Other explanations."), Param("scope", S, "Where it is meant to hold."),
-                Param("confidence", N, "0..1."),
+                Param("confidence", N, "0..1.", minimum=0),
                 Param("kind", S, "hypothesis or intent.", default="hypothesis", enum=("hypothesis", "intent")),
                 Param("expires_at", S, "Intent only: when the guess expires."),
                 Param("domain", S, "Life branch."), Param("entity_refs", A, "Entities it is about."),
@@ -375,7 +375,7 @@ COMMANDS += [
         summary="One conversation starter at a time, citing the gap it came from.",
         description="Suggests one thing to ask: due follow-ups first, then the emptiest life branches, then states "
                     "not updated for a long time. Each suggestion cites its gap; pass skip for the next one.",
-        params=(Param("skip", I, "How many suggestions to skip.", default=0),
+        params=(Param("skip", I, "How many suggestions to skip.", default=0, minimum=0),
                 Param("as_of", S, "As of this date (default now)."),
                 Param("language", S, "en or zh.", default="en", enum=("en", "zh"))),
         run="understanding:conversation_starters", read_only=True, idempotent=True,
@@ -409,12 +409,12 @@ COMMANDS += [
                 Param("window", S, "Date window YYYY[-MM[-DD]] or A:B (either side may be empty)."),
                 Param("phase", S, "Only records of this life phase (childhood, university, ...)."),
                 Param("as_of", S, "Answer as of this date: states and decisions true then."),
-                Param("limit", I, "Rows in top.", default=10),
-                Param("offset", I, "Skip this many fused rows (paging).", default=0),
+                Param("limit", I, "Rows in top.", default=10, minimum=1),
+                Param("offset", I, "Skip this many fused rows (paging).", default=0, minimum=0),
                 Param("expand", A, "Alternative phrasings to search too; they never become facts."),
                 Param("domain", S, "Only this life branch."),
-                Param("budget", I, "Approximate tokens of material to return (default 2000; deep 4000)."),
-                Param("per_episode", I, "At most this many rows from one conversation (0: no cap).", default=3))
+                Param("budget", I, "Approximate tokens of material to return (default 2000; deep 4000).", minimum=100),
+                Param("per_episode", I, "At most this many rows from one conversation (0: no cap).", default=3, minimum=0))
         + _GATE,
         run="retrieval.probe:retrieve", read_only=True,
         example="python3 scripts/retrieve_v2.py --query '妹妹的婚礼' --capture-id cap-...",
@@ -430,8 +430,8 @@ COMMANDS += [
                     "pages through every record (total/shown/next_offset).",
         params=(Param("view", S, "survey, routing or full.", default="survey", enum=("survey", "routing", "full")),
                 Param("query", S, "Optional query to rank against."),
-                Param("offset", I, "Paging offset (entity directory, full view).", default=0),
-                Param("limit", I, "Page size for the full view.", default=100)) + _GATE,
+                Param("offset", I, "Paging offset (entity directory, full view).", default=0, minimum=0),
+                Param("limit", I, "Page size for the full view.", default=100, minimum=1)) + _GATE,
         run="retrieval.survey:catalog", read_only=True,
         example="python3 scripts/catalog_context.py --view survey --maintenance",
         output=_obj(view=S, bytes=I, trace_id=_TRACE_ID),
@@ -496,7 +496,7 @@ COMMANDS += [
                     "the capture and its hash, the records derived from it, the ledger closure and each retrieval "
                     "with its tokens, selected and held-back items and association paths. Prints the paths written.",
         params=(Param("turn_id", S, "The turn to show."),
-                Param("latest", I, "Show the latest N turns instead.")),
+                Param("latest", I, "Show the latest N turns instead.", minimum=1)),
         run="pipeline:pipeline_view", idempotent=True,
         example="python3 scripts/pipeline_view.py --latest 3",
         output=_obj(pages=A),
@@ -516,7 +516,7 @@ COMMANDS += [
         params=(Param("also_to", S, "A second folder to mirror the snapshot into.", path="write"),
                 Param("verify", S, "Verify this snapshot instead of backing up (CLI: --verify alone checks the latest; MCP: an empty string).",
                       const="", path="read"),
-                Param("keep", I, "Keep only this many newest snapshots.")),
+                Param("keep", I, "Keep only this many newest snapshots.", minimum=1)),
         run="backup:backup_archive",
         example="python3 scripts/backup_archive.py --also-to /mnt/usb/pu --keep 14",
         output=_obj(),
@@ -570,7 +570,7 @@ COMMANDS += [
         description="Lists records whose salience came from an import heuristic, is above 0, and was not confirmed "
                     "(no helpful feedback) within min_age_days; with apply, appends versions with salience 0. Demoted "
                     "records stay reachable by keyword, entity and window.",
-        params=(Param("min_age_days", I, "Only records older than this many days.", default=180),
+        params=(Param("min_age_days", I, "Only records older than this many days.", default=180, minimum=0),
                 Param("apply", B, "Apply the demotion (default: dry run).", default=False)),
         run="review:salience_review",
         example="python3 scripts/salience_review.py --min-age-days 180 --apply",
@@ -584,7 +584,7 @@ COMMANDS += [
                     "the quoted words, for the agent to re-check and correct with update_state or add_record.",
         params=(Param("deep", B, "Include the quoted words for each item.", default=False),
                 Param("json", B, "Accepted for scripts that pass --json; the output is always one JSON object.", default=True),
-                Param("limit", I, "At most this many items.", default=50)),
+                Param("limit", I, "At most this many items.", default=50, minimum=1)),
         run="review:review_v2", read_only=True, idempotent=True,
         example="python3 scripts/review_v2.py --deep --json",
         output=_obj(items=A, total=I, counts=O),
@@ -636,6 +636,9 @@ def check_arguments(command, args, surface="mcp"):
             item_type = _PY_TYPES[param.items]
             if not all(isinstance(v, item_type) and not (isinstance(v, bool) and param.items != "boolean") for v in value):
                 raise PuError("BAD_ARGUMENT", f"argument {name!r} must be an array of {param.items}s", f"{name}: {param.help}")
+        if param.minimum is not None and param.type in ("integer", "number") and value < param.minimum:
+            raise PuError("BAD_ARGUMENT", f"argument {name!r} must be {param.minimum} or more, not {value}",
+                          f"{name}: {param.help}")
         if param.enum and value not in param.enum:
             raise PuError("BAD_ARGUMENT", f"argument {name!r} must be one of {', '.join(map(str, param.enum))}, not {value!r}",
                           f"{name}: {param.help}")

@@ -36,6 +36,6 @@ def load(root):
         raise PuError("CONFIG_INVALID", f"{path} has unknown settings {unknown}", f"Known settings: {', '.join(sorted(DEFAULTS))}.")
     for key, value in data.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise PuError("CONFIG_INVALID", f"{path}: {key} must be a non-negative integer", "")
+            raise PuError("CONFIG_INVALID", f"{path}: {key} must be a non-negative integer", "Set it to a whole number of 0 or more (0 switches a cap off), or remove it to use the default.")
         settings[key] = value
     return settings

@@ -36,7 +36,7 @@ def add_followup(root, question, capture_id, context=None, expectation=None, due
                  now=None):
     archive.require(root)
     if not (question or "").strip():
-        raise PuError("BAD_ARGUMENT", "a follow-up needs a question", "")
+        raise PuError("BAD_ARGUMENT", "a follow-up needs a question", "Pass in {arg:question} what to ask when it is due.")
     paths.check_id(capture_id, "capture id")
     moment = now or timeutil.now()
     if due_at is not None:
@@ -55,7 +55,7 @@ def add_followup(root, question, capture_id, context=None, expectation=None, due
             raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive",
                           "A follow-up cites the capture of the words that raised it.")
         if index.followup(fid) is not None:
-            raise PuError("FOLLOWUP_ID_EXISTS", f"follow-up {fid} already exists", "")
+            raise PuError("FOLLOWUP_ID_EXISTS", f"follow-up {fid} already exists", "Leave out {arg:id} to get a new one, or resolve the existing one with {cmd:resolve_followup}.")
         stamp = timeutil.iso(moment)
         item = {"id": fid, "version": 1, "question": question.strip(), "context": context, "expectation": expectation,
                 "due_at": due, "due_rule": due_rule, "capture_id": capture_id, "created_at": stamp,
@@ -126,7 +126,7 @@ def followup_check(root, as_of=None, horizon=3, now=None):
     """Due, upcoming and undated follow-ups; marks the due ones as checked."""
     archive.require(root)
     if horizon < 0:
-        raise PuError("BAD_ARGUMENT", "horizon must be zero or more days", "")
+        raise PuError("BAD_ARGUMENT", "horizon must be zero or more days", "{arg:horizon} is how many days ahead count as upcoming; leave it out for 3.")
     due, upcoming, undated = due_followups(root, as_of, horizon)
     stamp = timeutil.iso(now or timeutil.now())
     if due:
@@ -150,7 +150,7 @@ def resolve_followup(root, id, resolution, note, capture_id=None, now=None):
     archive.require(root)
     paths.check_id(id, "follow-up id")
     if resolution not in CHANNELS:
-        raise PuError("BAD_ARGUMENT", f"resolution must be one of {', '.join(CHANNELS)}", "")
+        raise PuError("BAD_ARGUMENT", f"resolution must be one of {', '.join(CHANNELS)}", "answered: the user answered; declined: they would rather not say; resolved: it no longer applies.")
     try:
         note = check_reason(note)
     except PuError:
@@ -167,7 +167,7 @@ def resolve_followup(root, id, resolution, note, capture_id=None, now=None):
         if capture_id is not None:
             row = index.capture(capture_id)
             if row is None or row["status"] == "forgotten":
-                raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive", "")
+                raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive", "Pass the capture_id of the user's answer as returned by {cmd:capture_user_update}, or leave it out.")
         version = dict(item, version=item["version"] + 1, status=resolution, updated_at=stamp,
                        resolution={"channel": resolution, "note": note, "capture_id": capture_id, "at": stamp})
         storage.append_jsonl(root, paths.followups_path(root), version)

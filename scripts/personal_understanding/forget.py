@@ -93,7 +93,7 @@ def plan(root, item_id, again=False):
               "close_followups": [], "reclose_captures": []}
     if cap is not None:
         if cap.get("status") == "forgotten" and not again:
-            raise PuError("FORGET_ALREADY", f"{item_id} was already forgotten", "")
+            raise PuError("FORGET_ALREADY", f"{item_id} was already forgotten", "Nothing to do: its words are gone and a tombstone keeps them from coming back.")
         result["capture"] = {"path": cap["path"], "sha256": cap.get("utf8_sha256"), "turn_id": cap.get("turn_id"),
                              "kind": cap.get("kind")}
         for rid, vs in sorted(versions.items()):

@@ -34,20 +34,20 @@ def add_hypothesis(root, claim, supports, id=None, title=None, mechanism=None, c
                    sensitivity=None, now=None):
     archive.require(root)
     if kind not in ("hypothesis", "intent"):
-        raise PuError("BAD_ARGUMENT", "kind must be hypothesis or intent", "")
+        raise PuError("BAD_ARGUMENT", "kind must be hypothesis or intent", "hypothesis: a lasting guess; intent: a short-lived guess about what the user wants now.")
     if not (claim or "").strip():
-        raise PuError("BAD_ARGUMENT", "a hypothesis needs a claim", "")
+        raise PuError("BAD_ARGUMENT", "a hypothesis needs a claim", "State the guess in {arg:claim}, worded as a guess.")
     moment = now or timeutil.now()
     if kind == "intent":
         expires_at = timeutil.iso(timeutil.parse_instant(expires_at, "expires_at")) if expires_at else \
             timeutil.iso(moment + dt.timedelta(days=INTENT_DAYS))
     elif expires_at is not None:
-        raise PuError("BAD_ARGUMENT", "expires_at belongs to intent guesses", "")
+        raise PuError("BAD_ARGUMENT", "expires_at belongs to intent guesses", "Leave out {arg:expires_at}, or pass {arg:kind=intent} for a short-lived guess.")
     with storage.archive_lock(root, "add_hypothesis") as notice:
         index = open_index(root)
         missing = [s for s in supports or () if index.record(s) is None]
         if missing:
-            raise PuError("HYPOTHESIS_SUPPORT_UNKNOWN", f"supporting record(s) {', '.join(missing)} do not exist", "")
+            raise PuError("HYPOTHESIS_SUPPORT_UNKNOWN", f"supporting record(s) {', '.join(missing)} do not exist", "Cite ids of existing records ({cmd:retrieve_v2} shows them); nothing was written.")
         dated = {evidence_date(index, index.record(s)) for s in dict.fromkeys(supports or ())}
         if len(set(supports or ())) < 2 or len(dated) < 2:
             raise PuError(
@@ -74,14 +74,14 @@ def review_hypothesis(root, id, status, note, capture_id=None, now=None):
     archive.require(root)
     paths.check_id(id, "hypothesis id")
     if status not in ("confirmed", "rejected"):
-        raise PuError("BAD_ARGUMENT", "status must be confirmed or rejected", "")
+        raise PuError("BAD_ARGUMENT", "status must be confirmed or rejected", "confirmed needs the capture of the user saying so; rejected needs a note.")
     note = check_reason(note)
     stamp = timeutil.iso(now or timeutil.now())
     with storage.archive_lock(root, "review_hypothesis"):
         index = open_index(root)
         rec = index.record(id)
         if rec is None or rec.get("kind") not in ("hypothesis", "intent"):
-            raise PuError("HYPOTHESIS_NOT_FOUND", f"{id} is not a hypothesis", "")
+            raise PuError("HYPOTHESIS_NOT_FOUND", f"{id} is not a hypothesis", "Pass the id of a hypothesis or intent record ({cmd:review_v2} lists the candidates).")
         if rec["status"] != "candidate":
             raise PuError("HYPOTHESIS_REVIEWED", f"{id} is already {rec['status']}", "A reviewed hypothesis keeps its verdict; add a new one if the picture changed.")
         if status == "confirmed":
@@ -90,7 +90,7 @@ def review_hypothesis(root, id, status, note, capture_id=None, now=None):
                               "Ask the user; capture their answer; pass its capture_id.")
             row = index.capture(capture_id)
             if row is None or row["status"] == "forgotten":
-                raise PuError("RECORD_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive", "")
+                raise PuError("RECORD_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive", "Pass the capture of the user's confirmation, as returned by {cmd:capture_user_update}.")
         extra = {"capture_ids": sorted(set(rec.get("capture_ids") or ()) | {capture_id})} if capture_id else {}
         version = new_version(rec, stamp, status=status,
                               review={"status": status, "note": note, "capture_id": capture_id, "at": stamp}, **extra)

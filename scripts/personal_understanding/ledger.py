@@ -36,7 +36,7 @@ def finalize(root, capture_id, disposition, reason=None, now=None):
     archive.require(root)
     paths.check_id(capture_id, "capture id")
     if disposition not in DISPOSITIONS:
-        raise PuError("BAD_ARGUMENT", f"disposition must be one of {', '.join(DISPOSITIONS)}", "")
+        raise PuError("BAD_ARGUMENT", f"disposition must be one of {', '.join(DISPOSITIONS)}", "derived: records cite it; no-derivation-needed: nothing to keep, with a specific {arg:reason}.")
     if disposition == "no-derivation-needed":
         reason = check_reason(reason)
     moment = now or timeutil.now()
@@ -46,7 +46,7 @@ def finalize(root, capture_id, disposition, reason=None, now=None):
         if row is None:
             raise PuError("CAPTURE_NOT_FOUND", f"no capture {capture_id} in the ledger", "Check the id returned by capture_user_update.")
         if row["status"] == "forgotten":
-            raise PuError("CAPTURE_FORGOTTEN", f"capture {capture_id} was forgotten", "")
+            raise PuError("CAPTURE_FORGOTTEN", f"capture {capture_id} was forgotten", "A forgotten capture needs no closing; nothing was changed.")
         record_ids = index.records_citing(capture_id)
         if disposition == "derived" and not record_ids:
             raise PuError(

@@ -168,7 +168,7 @@ def attachments_dir(root):
 
 def attachment_relpath(sha256):
     if not re.fullmatch(r"[0-9a-f]{64}", sha256 or ""):
-        raise PuError("BAD_HASH", f"{sha256!r} is not a SHA-256 hex digest", "")
+        raise PuError("BAD_HASH", f"{sha256!r} is not a SHA-256 hex digest", "A SHA-256 is 64 lowercase hex characters.")
     return f"sources/attachments/{sha256[:2]}/{sha256}"
 
 

@@ -41,7 +41,7 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None):
     """Write (or return) the receipt for one turn."""
     archive.require(root)
     if tier not in TIERS:
-        raise PuError("BAD_ARGUMENT", f"tier must be one of {', '.join(TIERS)}, not {tier!r}", "")
+        raise PuError("BAD_ARGUMENT", f"tier must be one of {', '.join(TIERS)}, not {tier!r}", "auto lets the classifier decide; full treats the turn as personal; skip needs a turn with nothing of the person.")
     text, data = require_text(text)
     check_size(data, config.load(root)["max_message_bytes"])
     if session_id is not None:

@@ -289,12 +289,12 @@ def merge_entities(root, from_id, into, reason, capture_ids=None, now=None):
         old, target = index.record(from_id), index.record(into)
         for rid, rec in ((from_id, old), (into, target)):
             if rec is None or rec.get("kind") != "entity":
-                raise PuError("ENTITY_NOT_FOUND", f"{rid} is not an entity", "")
+                raise PuError("ENTITY_NOT_FOUND", f"{rid} is not an entity", "Both ids must name entity records ({cmd:catalog_context} lists who is who); nothing was merged.")
         if old.get("status") == "redirected":
-            raise PuError("ENTITY_ALREADY_MERGED", f"{from_id} already redirects to {old.get('redirect_to')}", "")
+            raise PuError("ENTITY_ALREADY_MERGED", f"{from_id} already redirects to {old.get('redirect_to')}", "It was merged before; merge its canonical entity instead, if that is what you mean.")
         canonical = index.resolve(into)
         if canonical == from_id or from_id == into:
-            raise PuError("MERGE_CYCLE", f"merging {from_id} into {into} would make a redirect cycle", "")
+            raise PuError("MERGE_CYCLE", f"merging {from_id} into {into} would make a redirect cycle", "The target already redirects (directly or through others) to the entity being merged; merge the other way round.")
         target = index.record(canonical)
         aliases = list(dict.fromkeys((target.get("aliases") or []) + [old.get("title")] + (old.get("aliases") or [])))
         aliases = [a for a in aliases if a and a != target.get("title")]

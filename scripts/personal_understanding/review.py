@@ -23,7 +23,7 @@ def record_feedback(root, capture_id, verdict, record_ids=None, trace_id=None, n
     """Store the user's verdict on the memories an answer used. Silence is not feedback: a capture is required."""
     archive.require(root)
     if verdict not in VERDICTS:
-        raise PuError("BAD_ARGUMENT", f"verdict must be one of {', '.join(VERDICTS)}", "")
+        raise PuError("BAD_ARGUMENT", f"verdict must be one of {', '.join(VERDICTS)}", "helpful, missed, corrected or unclear: what the user said about the answer.")
     paths.check_id(capture_id, "capture id")
     with storage.archive_lock(root, "record_feedback"):
         index = open_index(root)
@@ -35,7 +35,7 @@ def record_feedback(root, capture_id, verdict, record_ids=None, trace_id=None, n
         if missing:
             raise PuError("FEEDBACK_UNKNOWN_RECORD", f"unknown record(s) {', '.join(missing)}", "Pass the ids the answer used.")
         if verdict in ("missed", "corrected") and not record_ids and not note:
-            raise PuError("BAD_ARGUMENT", f"'{verdict}' needs the records involved or a note saying what was missed", "")
+            raise PuError("BAD_ARGUMENT", f"'{verdict}' needs the records involved or a note saying what was missed", "Pass {arg:record_ids} or a {arg:note} in the user's terms.")
         item = {"at": timeutil.iso(now or timeutil.now()), "capture_id": capture_id, "verdict": verdict,
                 "record_ids": list(record_ids or ()), "trace_id": trace_id, "note": note}
         storage.append_jsonl(root, paths.feedback_path(root), item)
@@ -51,7 +51,7 @@ def salience_review(root, min_age_days=180, apply=False, now=None):
     """Demote imported-heuristic weights nobody confirmed within min_age_days to 0 (still reachable)."""
     archive.require(root)
     if min_age_days < 0:
-        raise PuError("BAD_ARGUMENT", "min_age_days must be zero or more", "")
+        raise PuError("BAD_ARGUMENT", "min_age_days must be zero or more", "Leave {arg:min_age_days} out for 180 days.")
     moment = now or timeutil.now()
     cutoff = timeutil.iso(moment - dt.timedelta(days=min_age_days))
     helpful = {rid for f in _feedback(root) if f.get("verdict") == "helpful" for rid in f.get("record_ids") or ()}

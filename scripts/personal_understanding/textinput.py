@@ -14,7 +14,7 @@ def utf8_bytes(text, what="message"):
             raise PuError("INVALID_UTF8", f"the {what} is not valid UTF-8 (byte {exc.start})", "Send the text as UTF-8; nothing was stored.") from None
         return text
     if not isinstance(text, str):
-        raise PuError("BAD_ARGUMENT", f"the {what} must be a string", "")
+        raise PuError("BAD_ARGUMENT", f"the {what} must be a string", "Pass the text as a JSON string.")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:

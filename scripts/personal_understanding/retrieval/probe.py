@@ -330,7 +330,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         raise PuError("BAD_ARGUMENT", "a probe needs a query, ids, a window or a phase",
                       "Start from any clue the user gave; browse with --window or --phase when there is none.")
     if limit < 1 or offset < 0 or budget < 100:
-        raise PuError("BAD_ARGUMENT", "limit must be >= 1, offset >= 0 and budget >= 100", "")
+        raise PuError("BAD_ARGUMENT", "limit must be >= 1, offset >= 0 and budget >= 100", "Page with {arg:offset} (the result's next_offset), keep {arg:limit} at 1 or more, and leave {arg:budget} out for the default.")
     moment = now or timeutil.now()
     recall = open_recall(root)
     q = Query(root, recall, query, window, phase, domain, as_of, moment, own_capture=capture_id)
@@ -521,7 +521,7 @@ def retrieve(root, query=None, level="probe", ids=None, window=None, phase=None,
         from .deep import deep
         return deep(root, ids, mode, budget or 4000, capture_id=capture_id)
     if level != "probe":
-        raise PuError("BAD_ARGUMENT", "level must be probe or deep", "")
+        raise PuError("BAD_ARGUMENT", "level must be probe or deep", "probe searches; deep returns the words behind {arg:ids}.")
     return probe(root, query=query, ids=ids, window=window, phase=phase, as_of=as_of, limit=limit, offset=offset,
                  expand=expand, domain=domain, capture_id=capture_id, maintenance=maintenance,
                  budget=budget or DEFAULT_BUDGET, per_episode=per_episode)

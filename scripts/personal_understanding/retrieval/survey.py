@@ -115,7 +115,7 @@ def catalog(root, view="survey", query=None, offset=0, limit=FULL_LIMIT, capture
     mode = trace.check_read_gate(root, capture_id, maintenance)
     if view not in ("survey", "routing", "full"):
         from ..errors import PuError
-        raise PuError("BAD_ARGUMENT", "view must be survey, routing or full", "")
+        raise PuError("BAD_ARGUMENT", "view must be survey, routing or full", "survey is the compact map; routing groups by life branch; full pages through every record.")
     recall = open_recall(root)
     if view == "survey":
         body = survey(root, recall, query, offset)
