@@ -140,6 +140,20 @@ class StateTest(RecordTest):
         self.assertEqual(out["conflict"]["current"][0]["id"], owns["id"])
         self.assertEqual(open_index(self.root).record(owns["id"])["status"], "current")  # nothing overwritten
 
+    def test_an_update_without_a_date_is_dated_when_its_words_were_said(self):
+        owns = records.add_record(self.root, kind="state", title="有一台 Switch", capture_ids=[self.cid],
+                                  subject_key="owns-switch", date_start="2024-03", date_end="2026", date_precision="month")
+        receipts.preflight(self.root, MSG2, turn_id="t2", tier="full")
+        cid2 = capture.capture_text(self.root, MSG2, "t2", occurred_at="2026-10-21T01:10+08:00")["capture_id"]
+        new = records.update_state(self.root, id=owns["id"], capture_ids=[cid2], title="没有 Switch 了")["record"]
+        self.assertEqual((new["date_start"], new["date_precision"], new["date_basis"]), ("2026-10-21", "day", "source"),
+                         "the day it was said, where it was said (in UTC it was still the 20th)")
+        self.assertNotIn("date_end", new, "nothing of the old version's dates")
+        self.assertEqual(new["status"], "current")
+        given = records.update_state(self.root, id=new["id"], capture_ids=[self.turn("我又买了一台 Switch。", "t3")],
+                                     title="又有 Switch 了", date_start="2026-11")["record"]
+        self.assertEqual((given["date_start"], given.get("date_precision")), ("2026-11", None), "a date given wins whole")
+
     def test_words_about_an_earlier_time_do_not_replace_the_current_state(self):
         now = records.add_record(self.root, kind="state", title="在杭州工作", capture_ids=[self.cid], subject_key="job", date_start="2025")
         cid2 = self.turn(MSG2, "t2")

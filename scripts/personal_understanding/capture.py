@@ -124,7 +124,8 @@ def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred
     if session_id is not None:
         paths.check_id(session_id, "session id")
     if occurred_at is not None:
-        occurred_at = timeutil.iso(timeutil.parse_instant(occurred_at, "occurred_at"))
+        # kept in the offset it was given in: the time as the person lived it
+        occurred_at = timeutil.iso_as_given(timeutil.parse_instant(occurred_at, "occurred_at", keep_offset=True))
     digest = sha256_hex(data)
     moment = now or timeutil.now()
     with storage.archive_lock(root, "capture") as lock_notice:

@@ -235,8 +235,27 @@ def add_record(root, allow_duplicate=False, now=None, **fields):
         return _result(index, rec, extra, report, notice)
 
 
+DATE_FIELDS = ("date_start", "date_end", "date_precision", "date_basis")
+
+
+def _said_date(index, capture_ids):
+    """Date fields for a change said in these captures: the day the latest of them was said (as lived)."""
+    said = []
+    for cid in capture_ids if isinstance(capture_ids, list) else ():
+        row = (index.capture(cid) if isinstance(cid, str) else None) or {}
+        stamp = row.get("occurred_at") or row.get("captured_at")
+        if stamp:
+            said.append((timeutil.parse_instant(stamp), stamp))
+    if not said:
+        return {}
+    return {"date_start": max(said)[1][:10], "date_precision": "day", "date_basis": "source"}
+
+
 def update_state(root, id, capture_ids, now=None, **changes):
-    """Supersede a current state or decision with a new version that cites the new words."""
+    """Supersede a current state or decision with a new version that cites the new words.
+
+    Without a date_start the new version is dated by when its words were said, never by the old version.
+    """
     archive.require(root)
     paths.check_id(id, "record id")
     if not capture_ids:
@@ -252,7 +271,10 @@ def update_state(root, id, capture_ids, now=None, **changes):
             raise PuError("STATE_NOT_CURRENT", f"{id} is {old.get('status')}" + (f"; its current version is {successor}" if successor else ""),
                           "Update the current record of the chain.", {"current_id": successor})
         fields = {k: v for k, v in old.items() if k not in SYSTEM_FIELDS + ("id", "status", "capture_ids", "verbatim_refs",
-                                                                               "supersedes", "contradicts", "fidelity")}
+                                                                               "supersedes", "contradicts", "fidelity")
+                  + DATE_FIELDS}
+        if not any(changes.get(k) for k in DATE_FIELDS):  # never the old version's dates
+            fields.update(_said_date(index, capture_ids))
         fields.update({k: v for k, v in changes.items() if v is not None})
         fields.update(capture_ids=capture_ids, supersedes=[id], status="current")
         rec, extra, report = prepare(root, index, fields, moment, allow_duplicate=True)

@@ -1,4 +1,8 @@
-"""Time stamps: UTC, second precision, ISO 8601 with a trailing Z."""
+"""Time stamps: UTC, second precision, ISO 8601 with a trailing Z.
+
+When the words were said (`occurred_at`) keeps the UTC offset it was given in,
+so a time reads as the person lived it; `iso_as_given` writes that form.
+"""
 
 import datetime as _dt
 import re
@@ -22,8 +26,19 @@ def now_iso():
     return iso(now())
 
 
-def parse_instant(text, field="time"):
-    """Parse an ISO date or date-time; naive values are taken as UTC."""
+def iso_as_given(moment):
+    """Format an aware datetime in its own offset: 2026-02-15T01:10:00+08:00 (Z when UTC)."""
+    moment = moment.replace(microsecond=0)
+    if moment.utcoffset() == _dt.timedelta(0):
+        return iso(moment)
+    return moment.isoformat()
+
+
+def parse_instant(text, field="time", keep_offset=False):
+    """Parse an ISO date or date-time; naive values are taken as UTC.
+
+    The result is in UTC unless keep_offset, which leaves it in the offset the text gave.
+    """
     if isinstance(text, _dt.datetime):
         moment = text
     else:
@@ -43,7 +58,7 @@ def parse_instant(text, field="time"):
             ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return moment if keep_offset else moment.astimezone(UTC)
 
 
 def is_partial_date(text):
