@@ -8,8 +8,8 @@ from unittest import mock
 
 from tests.helpers import ArchiveTest
 
-from personal_understanding import (capture, dashboard, dashboard_data, followups, hypotheses, ledger, paths, receipts, records,
-                                    timeutil)
+from personal_understanding import (capture, dashboard, dashboard_data, dashboard_graph, dashboard_words, followups, history,
+                                    hypotheses, ledger, paths, pipeline, receipts, records, timeutil)
 from personal_understanding.archive_index import open_index
 
 WEDDING = "我妹妹小雨下个月在杭州结婚，我有点舍不得，也在纠结要不要请一周假回去帮忙。"
@@ -18,15 +18,28 @@ SCHOOL = "高三那年我转学到了北京，刚开始一个朋友都没有，�
 JOB = "我现在在一家做地图的公司上班。"
 JOB2 = "上个月辞职了，现在在家休息。"
 PENDING = "今天有点累，还没想好要说什么。"
+HOME1 = "我住在杭州，离公司很近。"
+HOME2 = "换工作的事我没跟爸妈说，下周先搬到上海。"  # 爸妈 appears in no record: only in these words
+HOME3 = "上海住不惯，又搬回杭州了。"
+PHOTO = "这是我们家的猫，叫团子。"
+CHAT = [{"ref": "m1", "speaker": "me", "role": "user", "text": "我哥说周末一起去爬山。", "session_id": "chat-1",
+         "occurred_at": "2026-01-10T09:00:00+08:00"},
+        {"ref": "m2", "speaker": "Feng", "role": "other", "text": "Bring water, the trail is long.", "session_id": "chat-1",
+         "occurred_at": "2026-01-10T09:05:00+08:00"},
+        {"ref": "m3", "speaker": "me", "role": "user", "text": "好，我带两瓶。", "session_id": "chat-1",
+         "occurred_at": "2026-01-10T09:07:00+08:00"}]
+# a 1x1 PNG
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360f8cfc0f01f0005010101a1d6f2b80000000049454e44ae426082")
 
 
 def at(day):
     return timeutil.parse_instant(day)
 
 
-def say(root, text, turn, day):
+def say(root, text, turn, day, occurred_at=None):
     receipts.preflight(root, text, turn_id=turn, tier="full", now=at(day))
-    return capture.capture_text(root, text, turn, now=at(day))["capture_id"]
+    return capture.capture_text(root, text, turn, occurred_at=occurred_at, now=at(day))["capture_id"]
 
 
 def build_fixture(root):
@@ -81,7 +94,36 @@ def build_fixture(root):
     undated = followups.add_followup(root, "还想回北京吗？", c3, id="fu-beijing")["id"]
     closed = followups.add_followup(root, "新工作找得怎么样？", c5, due_at="2026-03-20", id="fu-job")["id"]
     followups.resolve_followup(root, closed, "resolved", "user decided to rest for a few months first")
-    return {"captures": [c1, c2, c3, c4, c5, c6], "pending": c6, "followups": [due, later, undated, closed]}
+    extra = build_home_and_family(root)
+    return {"captures": [c1, c2, c3, c4, c5, c6], "pending": c6, "followups": [due, later, undated, closed], **extra}
+
+
+def build_home_and_family(root):
+    """A home that moved twice (three versions, dated only by when each was said, one said in +08:00),
+    a brother known by an alias, an imported chat with another speaker, and a photo."""
+    h1 = say(root, HOME1, "t-home1", "2026-01-05T08:00:00Z")
+    h2 = say(root, HOME2, "t-home2", "2026-02-15T02:00:00Z", occurred_at="2026-02-15T01:10+08:00")
+    h3 = say(root, HOME3, "t-home3", "2026-03-08T12:00:00Z")
+    first = records.add_record(root, kind="state", id="state-home", title="住在杭州", capture_ids=[h1], subject_key="home",
+                               date_start="2025-09", domain="family-home")["id"]
+    second = records.update_state(root, first, [h2], title="搬到上海", now=at("2026-02-15T02:00:00Z"))["id"]
+    third = records.update_state(root, second, [h3], title="搬回杭州", now=at("2026-03-08T12:00:00Z"))["id"]
+    records.add_record(root, kind="entity", entity_type="person", title="哥哥", id="person-brother", aliases=["brother", "Feng"])
+    chat = Path(root).parent / "chat.jsonl"
+    chat.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in CHAT), "utf-8")
+    mapping = history.import_history(root, "jsonl", str(chat), user_speaker="me")["mapping"]
+    records.add_record(root, kind="event", id="event-hike", title="和哥哥去爬山", capture_ids=[mapping["m1"]],
+                       entity_refs=["person-brother"], date_start="2026-01-17", date_precision="day", domain="relationships")
+    photo = Path(root).parent / "cat.png"
+    photo.write_bytes(PNG)
+    c7 = say(root, PHOTO, "t-photo", "2026-03-09T09:00:00Z")
+    att = capture.capture_attachment(root, str(photo), "t-photo", now=at("2026-03-09T09:00:01Z"))["capture_id"]
+    for cid in (h1, h2, h3):
+        ledger.finalize(root, cid, "derived")
+    for cid in (c7, att):
+        ledger.finalize(root, cid, "no-derivation-needed", "a photo of the cat, nothing to derive")
+    return {"home": [first, second, third], "home_captures": [h1, h2, h3], "chat": [mapping[m["ref"]] for m in CHAT],
+            "attachment": att, "photo_text": c7}
 
 
 def read_chunks(root):
@@ -113,28 +155,32 @@ class DashboardDataTest(ArchiveTest):
         data = dashboard.build_data(self.root)
         index = open_index(self.root)
         all_records = {r[0] for r in index.db.execute("SELECT id FROM records")}
+        all_captures = {r[0] for r in index.db.execute("SELECT capture_id FROM captures")}
         self.assertEqual(set(data["items"]["rec"]), all_records)
-        self.assertEqual(set(data["items"]["cap"]), set(self.ids["captures"]))
+        self.assertEqual(set(data["items"]["cap"]), all_captures)
         self.assertEqual(set(data["items"]["fu"]), set(self.ids["followups"]))
         lists = data["lists"]
         listed = set()
-        for name in ("timeline", "entities", "context", "knowledge", "hypotheses"):
+        for name in ("timeline", "undated", "entities", "context", "knowledge", "hypotheses", "redirects"):
             listed |= {row["id"] for row in lists[name]}
-        listed |= {row["id"] for row in lists["redirects"]}
         self.assertEqual(listed, all_records, "every record appears in one list")
-        self.assertEqual({r["id"] for r in lists["sources"]}, set(self.ids["captures"]))
+        self.assertEqual({r["id"] for r in lists["sources"]}, all_captures)
         self.assertEqual({r["id"] for r in lists["followups"]}, set(self.ids["followups"]))
         for name, rows in lists.items():
             self.assertEqual(len(rows), len({r["id"] for r in rows}), f"{name}: two rows share an id")
 
-    def test_timeline_spine_quotes_and_expansion(self):
+    def test_timeline_is_in_date_order_with_undated_apart(self):
         data = dashboard.build_data(self.root)
         rows = data["lists"]["timeline"]
-        phases = [r["phase"] for r in rows]
-        self.assertEqual(phases[:3], ["high school", "university", "working years"], "phases in life order")
-        self.assertIsNone(phases[-1])
+        starts = [r["date_start"] for r in rows]
+        self.assertEqual(starts, sorted(starts), "date order, not phase order")
+        self.assertEqual((rows[0]["id"], rows[-1]["id"]), ("event-school", "event-wedding"))
+        self.assertTrue(all(r["date_start"] for r in rows))
+        self.assertEqual({r["id"] for r in data["lists"]["undated"]}, {"decision-leave", "event-old-note"})
+        self.assertEqual(data["filters"]["timeline"]["phases"], ["high school", "university", "working years"])
         wedding = next(r for r in rows if r["id"] == "event-wedding")
         self.assertEqual(wedding["quote"], {"capture_id": self.ids["captures"][0], "text": "我妹妹小雨下个月在杭州结婚", "excerpt": False})
+        self.assertEqual(wedding["said"], "2026-03-02T10:00:00Z")
         rec = data["items"]["rec"]
         self.assertEqual(rec["event-wedding"]["felt_then"], "有点舍不得")
         self.assertEqual(rec["event-wedding"]["meaning_now"], "家里的大事，我想在场")
@@ -142,10 +188,25 @@ class DashboardDataTest(ArchiveTest):
         self.assertTrue(thesis_quote["excerpt"], "a capture cited without spans is shown as a marked excerpt")
         self.assertTrue(THESIS.startswith(thesis_quote["quote"].rstrip("…")))
         self.assertEqual(rec["event-old-note"]["quotes"], [])
+        self.assertIsNone(rec["event-old-note"]["said"], "no words, so no time they were said")
         self.assertEqual(rec["event-school"]["before_ids"], [])
         self.assertIn("state-job", rec["event-school"]["after_ids"])
         self.assertEqual(rec["state-job"]["status"], "superseded")
         self.assertIn(rec["state-job"]["superseded_by"], rec["state-job"]["refs"])
+
+    def test_a_subject_lists_every_version_in_said_order_with_said_dates(self):
+        data = dashboard.build_data(self.root)
+        first, second, third = self.ids["home"]
+        versions = data["items"]["rec"][third]["versions"]
+        self.assertEqual([v["id"] for v in versions], [first, second, third])
+        self.assertEqual([v["said"] for v in versions], ["2026-01-05T08:00:00Z", "2026-02-15T01:10:00+08:00", "2026-03-08T12:00:00Z"])
+        self.assertEqual([v["date_start"] for v in versions], ["2025-09", "2026-02-15", "2026-03-08"],
+                         "an update without a date is dated by when it was said, in the zone it was said in")
+        self.assertEqual([v["status"] for v in versions], ["superseded", "superseded", "current"])
+        self.assertEqual(versions[1]["quote"]["text"], HOME2)
+        self.assertIs(data["items"]["rec"][first]["versions"], versions, "every version shows the same list")
+        subject = next(r for r in data["lists"]["subjects"] if r["subject_key"] == "home")
+        self.assertEqual((subject["id"], subject["versions"], subject["title"]), (third, 3, "搬回杭州"))
 
     def test_entities_redirects_and_entity_page(self):
         data = dashboard.build_data(self.root)
@@ -157,37 +218,121 @@ class DashboardDataTest(ArchiveTest):
         self.assertNotIn("person-sister-dup", ids)
         self.assertNotIn("concept-homesick", ids, "concept cards are knowledge")
         page = data["items"]["rec"]["person-xiaoyu"]["page"]
-        self.assertIn("event-wedding", page["stories"], "a reference to the merged id resolves to the canonical entity")
+        stories = [s["id"] for s in page["stories"]]
+        self.assertIn("event-wedding", stories, "a reference to the merged id resolves to the canonical entity")
+        self.assertEqual(len(stories), len(set(stories)), "each story once")
+        self.assertNotIn("quotes", page, "quotes come with their story, not in a second list")
+        dated = [s["date_start"] for s in page["stories"] if s["date_start"]]
+        self.assertEqual(dated, sorted(dated, reverse=True), "newest first by date")
+        self.assertEqual(page["stories"][0]["quote"]["text"], "我妹妹小雨下个月在杭州结婚")
+        self.assertFalse(page["stories"][-1]["date_start"], "undated stories come last")
         self.assertIn("context-family-hangzhou", page["context_cards"])
         self.assertEqual(page["merged"][0]["id"], "person-sister-dup")
-        self.assertTrue(any(q["quote"] == "我妹妹小雨下个月在杭州结婚" for q in page["quotes"]))
         old = data["items"]["rec"]["person-sister-dup"]
         self.assertEqual(old["canonical_id"], "person-xiaoyu")
         facets = data["lists"]["facets"]
         self.assertEqual(facets[0]["id"], "person-xiaoyu~place-hangzhou")
         self.assertEqual(facets[0]["events"], 3)
 
-    def test_knowledge_hypotheses_followups_sources(self):
-        data = dashboard.build_data(self.root)
+    def test_knowledge_hypotheses_and_followups(self):
+        data = dashboard.build_data(self.root, now=at("2026-03-15T12:00:00Z"))
         kinds = {r["id"]: r["kind"] for r in data["lists"]["knowledge"]}
         self.assertEqual(kinds, {"pref-quiet": "preference", "fact-lives-hangzhou": "fact", "concept-homesick": "concept"})
         hyps = {r["id"]: r for r in data["lists"]["hypotheses"]}
         self.assertEqual(hyps["hyp-homesick"]["status"], "candidate")
         self.assertEqual(hyps["hyp-homesick"]["contradicts"], 1)
-        self.assertEqual(hyps["hyp-moves"]["status"], "rejected")
         self.assertEqual(hyps["hyp-moves"]["review_note"], "user said moving was exciting, not hard")
-        buckets = {r["id"]: r["bucket"] for r in data["lists"]["followups"]}
-        self.assertEqual(buckets, {"fu-wedding": "due", "fu-advisor": "later", "fu-beijing": "undated", "fu-job": "closed"})
+        evidence = data["items"]["rec"]["hyp-homesick"]["evidence"]
+        self.assertEqual([e["id"] for e in evidence["supports"]], ["event-wedding", "event-school"])
+        school = evidence["supports"][1]
+        self.assertEqual((school["date_start"], school["said"], school["quote"]["text"]),
+                         ("2012", "2026-03-04T10:00:00Z", "高三那年我转学到了北京"))
+        self.assertEqual(evidence["contradicts"][0]["date_start"], "2025-07")
+        self.assertTrue(evidence["contradicts"][0]["quote"]["text"].startswith("Last summer"))
+        rows = {r["id"]: r for r in data["lists"]["followups"]}
+        self.assertEqual({k: r["bucket"] for k, r in rows.items()},
+                         {"fu-wedding": "overdue", "fu-advisor": "later", "fu-beijing": "undated", "fu-job": "closed"})
+        self.assertEqual(rows["fu-wedding"]["days_late"], 5)
+        self.assertEqual(rows["fu-wedding"]["words"], WEDDING, "the words that raised it")
         self.assertEqual(data["items"]["fu"]["fu-job"]["resolution"]["note"], "user decided to rest for a few months first")
-        src = {r["id"]: r for r in data["lists"]["sources"]}
-        c1 = self.ids["captures"][0]
-        self.assertEqual(src[c1]["records"], 3)
-        self.assertEqual(src[self.ids["pending"]]["status"], "pending")
-        self.assertEqual(len(src[c1]["sha256"]), 64)
-        cap = data["items"]["cap"][c1]
-        self.assertEqual(cap["text"], WEDDING)
-        self.assertIn("fu-wedding", cap["followups"])
-        self.assertIn(cap["tier"], ("short_term", "long_term", "archive"))
+        self.assertEqual(data["overview"]["due_followups"][0]["id"], "fu-wedding")
+        same_day = dashboard.build_data(self.root, now=at("2026-03-10T18:00:00Z"))
+        self.assertEqual(next(r for r in same_day["lists"]["followups"] if r["id"] == "fu-wedding")["bucket"], "due")
+
+    def test_sources_are_words_newest_first_by_when_said(self):
+        data = dashboard.build_data(self.root)
+        rows = data["lists"]["sources"]
+        keys = [dashboard_data.instant_key(r["said"]) for r in rows]
+        self.assertEqual(keys, sorted(keys, reverse=True), "newest first by when said, not when saved")
+        chat = [r for r in rows if r["id"] in self.ids["chat"]]
+        self.assertEqual([r["speaker"] for r in chat], ["me", "Feng", "me"])
+        self.assertEqual([r["role"] for r in chat], ["user", "other", "user"])
+        self.assertEqual(chat[1]["words"], CHAT[1]["text"])
+        self.assertNotEqual(chat[0]["said"], chat[0]["saved"], "imported: said then, saved at import")
+        c1 = next(r for r in rows if r["id"] == self.ids["captures"][0])
+        self.assertEqual((c1["records"], c1["words"], c1["status"]), (3, WEDDING, "derived"))
+        self.assertEqual(data["overview"]["words"], {"user": {"captures": 12, "chars": data["overview"]["words"]["user"]["chars"]},
+                                                     "other": {"captures": 1, "chars": len(CHAT[1]["text"])},
+                                                     "attachments": 1, "withheld": 0})
+        m1, m2, m3 = self.ids["chat"]
+        middle = data["items"]["cap"][m2]
+        self.assertEqual((middle["position"]["scope"], middle["position"]["index"], middle["position"]["total"]), ("session", 2, 3))
+        self.assertEqual((middle["position"]["previous"]["id"], middle["position"]["next"]["id"]), (m1, m3))
+        self.assertEqual([c["id"] for c in data["items"]["ses"]["chat-1"]["captures"]], [m1, m2, m3])
+        alone = data["items"]["cap"][self.ids["captures"][1]]["position"]
+        self.assertEqual(alone["scope"], "archive")
+        self.assertEqual(alone["previous"]["id"], self.ids["captures"][0])
+        self.assertEqual(data["items"]["cap"][self.ids["captures"][0]]["text"], WEDDING)
+        self.assertIn("fu-wedding", data["items"]["cap"][self.ids["captures"][0]]["followups"])
+
+    def test_an_attachment_shows_its_type_size_and_bytes(self):
+        dashboard.write_data(self.root)
+        _main, chunks = read_chunks(self.root)
+        caps = {k: v for n, (_b, p) in chunks.items() if n.startswith("item-cap-") for k, v in p.items()}
+        att = caps[self.ids["attachment"]]["attachment"]
+        self.assertEqual((att["name"], att["media_type"], att["bytes"], att["preview"]), ("cat.png", "image/png", len(PNG), True))
+        target = (dashboard.dashboard_dir(self.root) / att["href"]).resolve()
+        self.assertEqual(target.read_bytes(), PNG, "the link reaches the stored bytes from the page")
+
+    def test_search_text_holds_the_words_titles_and_aliases(self):
+        docs = dashboard.build_data(self.root)["search"]
+        by_id = {head[1]: (head, values) for head, values in docs}
+        home2 = self.ids["home_captures"][1]
+        self.assertEqual(by_id[home2][1], [HOME2], "a capture's whole text")
+        self.assertEqual(by_id[home2][0][4], "2026-02-15T01:10:00+08:00")
+        head, values = by_id["person-brother"]
+        self.assertIn("brother · Feng", values)
+        self.assertEqual(head[5], ["title", "aliases"])
+        self.assertIn("person-brother", by_id["event-hike"][0][6], "a record links the entities it is about")
+        self.assertIn(self.ids["chat"][0], by_id["event-hike"][0][6], "and the words it cites")
+        self.assertEqual(by_id[self.ids["chat"][1]][0][7], "other")
+        self.assertEqual(by_id["fu-wedding"][1][0], "婚礼准备得怎么样了？")
+        self.assertNotIn("person-sister-dup", by_id, "a merged id is found through its canonical entity")
+        chunks = dashboard_words.search_chunks(docs)
+        self.assertEqual(sum(len(c["docs"]) for c in chunks), len(docs))
+        self.assertEqual(chunks[0]["text"].count(dashboard_words.DOC_SEP) + 1, len(chunks[0]["docs"]))
+
+    def test_changed_words_are_withheld(self):
+        target = Path(self.root) / open_index(self.root).capture(self.ids["home_captures"][1])["path"]
+        target.write_text(target.read_text("utf-8").replace("上海", "北京"), "utf-8")
+        data = dashboard.build_data(self.root)
+        cid = self.ids["home_captures"][1]
+        self.assertEqual((data["items"]["cap"][cid]["text"], data["items"]["cap"][cid]["withheld"]), (None, "CAPTURE_HASH_MISMATCH"))
+        self.assertNotIn(cid, {head[1] for head, _v in data["search"]})
+        self.assertEqual(data["items"]["rec"][self.ids["home"][1]]["quotes"], [], "no quote is served from changed words")
+        self.assertEqual(data["diagnostics"]["withheld_words"]["items"][0]["id"], cid)
+        self.assertEqual(data["overview"]["words"]["withheld"], 1)
+        self.assertNotIn("北京，", json.dumps(data, ensure_ascii=False).replace("高三那年我转学到了北京，", ""))
+
+    def test_capture_pages_link_to_their_pipeline_page(self):
+        cid = self.ids["captures"][0]
+        self.assertNotIn("pipeline", dashboard.build_data(self.root)["items"]["cap"][cid])
+        before = dashboard.fingerprint(self.root)
+        pipeline.pipeline_view(self.root, turn_id="t-wedding")
+        self.assertNotEqual(dashboard.fingerprint(self.root), before, "a new pipeline page makes the dashboard stale")
+        link = dashboard.build_data(self.root)["items"]["cap"][cid]["pipeline"]
+        self.assertEqual(link, "../pipeline/t-wedding.html")
+        self.assertTrue((dashboard.dashboard_dir(self.root) / link).resolve().is_file())
 
     def test_overview_and_diagnostics(self):
         data = dashboard.build_data(self.root)
@@ -209,8 +354,10 @@ class DashboardDataTest(ArchiveTest):
         gap = d["date_gaps"]["items"][0]
         self.assertEqual((gap["before_id"], gap["after_id"]), ("event-school", "event-thesis"))
         self.assertEqual(dict(d["paths"]["dirs"])["root"], str(Path(self.root).resolve()))
-        self.assertTrue(data["graph"]["nodes"])
-        self.assertTrue(all(n["kind"] in ("entity", "concept", "event", "context") for n in data["graph"]["nodes"]))
+        kinds = {n["kind"] for n in data["graph"]["nodes"]}
+        self.assertTrue({"entity", "concept", "event", "state", "decision", "hypothesis", "followup", "knowledge"} <= kinds, kinds)
+        self.assertIn(["fu-wedding", "raised"], [[data["graph"]["nodes"][a]["id"], rel] for a, _b, rel in data["graph"]["edges"]]
+                      + [[data["graph"]["nodes"][b]["id"], rel] for _a, b, rel in data["graph"]["edges"]])
 
     def test_backup_age_comes_from_backup_state(self):
         from personal_understanding import storage
@@ -258,7 +405,7 @@ class DashboardDataTest(ArchiveTest):
                         self.assertNotIn(x, rec, "a missing label means a missing record")
         for item in cap.values():
             targets += [("rec", r) for r in item["records"]] + [("fu", f) for f in item["followups"]]
-        targets += [("rec", n["id"]) for n in chunks["graph"][1]["nodes"]]
+        targets += [("fu" if n["kind"] == "followup" else "rec", n["id"]) for n in chunks["graph"][1]["nodes"]]
         o = main["overview"]
         targets += [("fu", f["id"]) for f in o["due_followups"]] + [("cap", p["id"]) for p in o["pending_captures"]["items"]]
         diag = chunks["diagnostics"][1]
@@ -298,7 +445,7 @@ class DashboardDataTest(ArchiveTest):
                                date_start=f"{2000 + i}")
         out = dashboard.write_data(self.root)
         main, _chunks = read_chunks(self.root)
-        self.assertEqual(main["lists"]["timeline"], {"total": 37, "chunk_rows": dashboard.PAGE_ROWS, "chunks": 1})
+        self.assertEqual(main["lists"]["timeline"], {"total": 39, "chunk_rows": dashboard.PAGE_ROWS, "chunks": 1})
         self.assertNotIn("items", main)
         self.assertLess(out["main_bytes"], 20000)
 
@@ -379,6 +526,24 @@ class FingerprintAndOpenTest(ArchiveTest):
         self.assertFalse(out["opened"])
 
 
+class TimesAsLivedTest(ArchiveTest):
+    def test_when_it_was_said_keeps_the_offset_it_was_given_in(self):
+        said = {}
+        for turn, given in (("t1", "2026-02-15T01:10+08:00"), ("t2", "2026-02-15T01:10:00Z"), ("t3", "2026-02-15T01:10"),
+                            ("t4", "2026-02-15T01:10:30.5-05:30")):
+            text = f"{turn}: 我那天很晚才睡。"
+            receipts.preflight(self.root, text, turn_id=turn, tier="full")
+            said[turn] = capture.capture_text(self.root, text, turn, occurred_at=given)
+        doc = json.loads((Path(self.root) / said["t1"]["path"]).read_text("utf-8"))
+        self.assertEqual(doc["occurred_at"], "2026-02-15T01:10:00+08:00", "the offset stays on disk")
+        self.assertTrue(doc["captured_at"].endswith("Z"), "saved: always UTC")
+        index = open_index(self.root)
+        self.assertEqual([index.capture(said[t]["capture_id"])["occurred_at"] for t in ("t1", "t2", "t3", "t4")],
+                         ["2026-02-15T01:10:00+08:00", "2026-02-15T01:10:00Z", "2026-02-15T01:10:00Z", "2026-02-15T01:10:30-05:30"])
+        receipts.preflight(self.root, "又一句。", turn_id="t5", tier="full")
+        self.refused("BAD_DATE", capture.capture_text, self.root, "又一句。", "t5", occurred_at="2026-02-30T01:10+08:00")
+
+
 class StaticAppTest(ArchiveTest):
     def test_shard_hash_is_fnv1a(self):
         # FNV-1a 32-bit of "a" is 0xE40C292C; the page computes the same with charCodeAt.
@@ -402,8 +567,11 @@ class StaticAppTest(ArchiveTest):
         self.assertIn("python3 scripts/open_dashboard.py", text)
 
 
-def synthetic_archive(root, records=10000, captures=2000, followups_count=200):
-    """An archive of `records` records written as JSONL in the product's format (fast: one append per file)."""
+def synthetic_archive(root, records=10000, captures=2000, followups_count=200, sentences=1):
+    """An archive of `records` records written as JSONL in the product's format (fast: one append per file).
+
+    Each capture is `sentences` sample sentences long; every seventh is another speaker's, in a session.
+    """
     from personal_understanding import storage
     from personal_understanding.textinput import sha256_hex
 
@@ -415,17 +583,20 @@ def synthetic_archive(root, records=10000, captures=2000, followups_count=200):
     caps, ledger_lines, texts = [], [], {}
     with storage.archive_lock(root, "synthetic"):
         for i in range(captures):
-            cid, text = f"cap-syn-{i:05d}", phrases[i % 4].format(n=i)
+            cid = f"cap-syn-{i:05d}"
+            text = "".join(phrases[(i + k) % 4].format(n=i + k) for k in range(sentences))
             day = f"2026-0{1 + i % 3}-{1 + i % 28:02d}T09:00:00Z"
+            said = f"{2015 + i % 11}-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00+08:00"
+            speaker, role, session = ("Ana", "other", f"syn-{i // 20}") if i % 7 == 3 else ("user", "user", f"syn-{i // 20}")
             rel = f"sources/conversation/{day[:4]}/{day[5:7]}/{cid}.json"
             digest = sha256_hex(text.encode("utf-8"))
-            doc = {"format": 1, "capture_id": cid, "kind": "text", "speaker": "user", "text": text, "utf8_sha256": digest,
-                   "bytes": len(text.encode("utf-8")), "chars": len(text), "captured_at": day, "occurred_at": None,
-                   "session_id": None, "turn_id": None, "source": "import:synthetic", "source_ref": None}
+            doc = {"format": 1, "capture_id": cid, "kind": "text", "speaker": speaker, "role": role, "text": text,
+                   "utf8_sha256": digest, "bytes": len(text.encode("utf-8")), "chars": len(text), "captured_at": day,
+                   "occurred_at": said, "session_id": session, "turn_id": None, "source": "import:synthetic", "source_ref": None}
             storage.write_once(root, Path(root) / rel, (json.dumps(doc, ensure_ascii=False) + "\n").encode("utf-8"))
             ledger_lines.append({"event": "captured", "capture_id": cid, "path": rel, "kind": "text", "utf8_sha256": digest,
-                                 "turn_id": None, "session_id": None, "captured_at": day, "occurred_at": None,
-                                 "chars": len(text), "speaker": "user", "source": "import:synthetic", "source_ref": None, "at": day})
+                                 "turn_id": None, "session_id": session, "captured_at": day, "occurred_at": said,
+                                 "chars": len(text), "speaker": speaker, "source": "import:synthetic", "source_ref": None, "at": day})
             caps.append(cid)
             texts[cid] = text
         by_kind = {}
@@ -502,8 +673,8 @@ class ScaleTest(ArchiveTest):
             self.assertTrue(all(len(chunks[f"list-{name}-{n}"][1]) <= dashboard.PAGE_ROWS for n in range(meta["chunks"])))
         self.assertGreater(main["lists"]["timeline"]["chunks"], 10)
         graph = chunks["graph"][1]
-        self.assertLessEqual(len(graph["nodes"]), dashboard_data.GRAPH_NODES)
-        self.assertLessEqual(len(graph["edges"]), dashboard_data.GRAPH_EDGES)
+        self.assertLessEqual(len(graph["nodes"]), dashboard_graph.GRAPH_NODES)
+        self.assertLessEqual(len(graph["edges"]), dashboard_graph.GRAPH_EDGES)
         self.assertLessEqual(len(chunks["diagnostics"][1]["validation"]["problems"]["items"]), dashboard_data.CAP)
         if os.environ.get("PU_PRINT_FIGURES"):
             print(f"\n  dashboard at {count} records: write_data {elapsed:.2f} s, {out['files']} files, "

@@ -82,10 +82,20 @@ class PipelineViewTest(ArchiveTest):
         self.assertIn("妹妹&lt;i&gt;结婚&lt;/i&gt;", text)
         self.assertNotIn("<script", text.lower().replace("&lt;script", ""))
 
-    def test_tampered_capture_is_shown(self):
+    def test_tampered_capture_is_shown_and_its_words_withheld(self):
         target = Path(self.root) / self.path
         target.write_text(target.read_text("utf-8").replace("结婚", "离婚"), "utf-8")
-        self.assertIn("DOES NOT MATCH", self.page())
+        text = self.page()
+        self.assertIn("DOES NOT MATCH", text)
+        self.assertIn("The words are withheld", text)
+        self.assertNotIn("离婚", text, "changed words are never served as the user's")
+
+    def test_the_page_links_into_the_dashboard(self):
+        text = self.page()
+        self.assertIn(f'href="../dashboard/index.html#capture/{self.cid}"', text)
+        self.assertIn('href="../dashboard/index.html#overview"', text)
+        self.assertIn("said", text)
+        self.assertIn("saved", text)
 
     def test_skip_turn_and_latest(self):
         text = self.page("t2")

@@ -3,11 +3,12 @@
 `build_data` reads the archive (index, capture files for quotes, validation) and
 returns one dict. `write_data` splits it into script files the page loads from
 disk with no server: `data/dashboard_data.js` (bounded: overview, manifests) and
-`data/chunks/*.js` loaded on demand: list pages of PAGE_ROWS rows and detail
+`data/chunks/*.js` loaded on demand: list pages of PAGE_ROWS rows, detail
 shards keyed by a hash of the id, so any `#record/<id>` finds its shard without
-an index. `open_dashboard` rebuilds only when `fingerprint` changed (or the data
-is from an earlier day: due dates and backup age move with the clock), copies
-the static app beside the data and opens it. Everything here is derived and
+an index, and the search text (`search-<n>.js`), scanned in the page.
+`open_dashboard` rebuilds only when `fingerprint` changed (or the data is from
+an earlier day: due dates and backup age move with the clock), copies the
+static app beside the data and opens it. Everything here is derived and
 disposable; the page itself never writes.
 """
 
@@ -18,11 +19,12 @@ from pathlib import Path
 
 from . import archive, paths, storage, timeutil
 from .dashboard_data import FORMAT, build_data, dashboard_dir, data_path, fingerprint  # noqa: F401 (the module's API)
+from .dashboard_words import search_chunks
 from .errors import PuError
 
 PAGE_ROWS = 500  # rows per list chunk file
 SHARD_ITEMS = 200  # items per detail shard (on average)
-APP_FILES = ("index.html", "app.js", "style.css")
+APP_FILES = ("index.html", "style.css", "app.js", "search.js", "pages.js", "records.js", "graph.js")
 
 # --- locations ---------------------------------------------------------------
 
@@ -80,10 +82,14 @@ def write_data(root, now=None):
             parts[shard_of(item_id, count)][item_id] = item
         for n, part in enumerate(parts):
             files[f"item-{family}-{n}"] = part
+    search = search_chunks(data["search"])
+    for n, part in enumerate(search):
+        files[f"search-{n}"] = part
     files["graph"] = data["graph"]
     files["diagnostics"] = data["diagnostics"]
     main = {k: data[k] for k in ("format", "generated_at", "fingerprint", "archive", "overview", "filters")}
-    main.update(build=build, lists=manifest, shards=shards)
+    main.update(build=build, lists=manifest, shards=shards,
+                search={"chunks": len(search), "docs": len(data["search"]), "chars": sum(len(p["text"]) for p in search)})
     out_dir, chunk_dir = data_dir(root), data_dir(root) / "chunks"
     written, total = 0, 0
     with storage.archive_lock(root, "dashboard"):

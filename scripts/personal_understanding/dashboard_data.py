@@ -1,9 +1,11 @@
 """The dashboard's data: one dict built from the archive (index, capture words, validation).
 
-`build_data` gathers what every page shows (overview, timeline, entities,
-cards, hypotheses, follow-ups, sources, diagnostics, graph); `fingerprint` is a
-cheap digest of the logs and the index so stale data is visible. dashboard.py
-splits the dict into files and writes them.
+`build_data` gathers what every page shows (overview, timeline, state subjects,
+entities, cards, hypotheses, follow-ups, sources, sessions, diagnostics, graph,
+search text); `fingerprint` is a cheap digest of the logs and the index so stale
+data is visible. dashboard.py splits the dict into files and writes them.
+Records are placed in time by their dates; when they were said comes from the
+captures they cite (dashboard_words).
 """
 
 import datetime as dt
@@ -15,24 +17,22 @@ from pathlib import Path
 
 from . import archive, paths, storage, tiers, timeutil, validate
 from .archive_index import open_index
-from .capture import read_capture
-from .errors import PuError
+from .dashboard_graph import graph
+from .dashboard_words import Words, cut, followup_search_doc, instant_key, record_search_doc
 from .followups import due_followups
 from .understanding import derived_facets
 
-FORMAT = 1
+FORMAT = 2
 QUOTE_CHARS = 160  # excerpt of a cited capture when a record has no spans
-ROW_QUOTE_CHARS = 140  # the quote shown in a timeline row
-CAPTURE_TEXT_CHARS = 1200  # the words shown on a capture's page
+ROW_QUOTE_CHARS = 140  # the quote shown in a list row
 CAP = 500  # bounded lists (diagnostics, referrers, stories)
-GRAPH_NODES = 300
-GRAPH_EDGES = 2000
 GAP_DAYS = 365  # a stretch this long without events is listed as a date gap
 REF_FIELDS = ("entity_refs", "related_ids", "supports", "contradicts", "supersedes", "before_ids", "after_ids")
 TIMELINE = ("event", "state", "decision")
 KNOWLEDGE = ("fact", "preference", "rule", "model", "value", "heuristic", "fragment")
 LOGS = ("receipts.jsonl", "ledger.jsonl", "followups.jsonl", "feedback.jsonl", "forgotten.jsonl", "quarantine.jsonl",
         "config.json", "backup-state.json")
+
 
 def dashboard_dir(root):
     return paths.views_dir(root) / "dashboard"
@@ -43,7 +43,8 @@ def data_path(root):
 
 
 def fingerprint(root):
-    """Cheap identity of the archive state: log sizes and inodes plus the index generation and change sequence."""
+    """Cheap identity of the archive state: log sizes and inodes, the index generation and change
+    sequence, and when pipeline pages (which the dashboard links to) were last written."""
     v2 = paths.v2_dir(root)
     parts = [FORMAT]
     names = list(LOGS) + sorted("records/" + p.name for p in paths.records_dir(root).glob("*.jsonl"))
@@ -53,27 +54,16 @@ def fingerprint(root):
             parts.append([name, st.st_size, st.st_ino])
         except FileNotFoundError:
             parts.append([name, None])
+    try:
+        parts.append(["pipeline", os.stat(paths.views_dir(root) / "pipeline").st_mtime_ns])
+    except FileNotFoundError:
+        parts.append(["pipeline", None])
     index = open_index(root)
     parts.append(["index", index.generation(), index.count("SELECT COALESCE(MAX(seq), 0) FROM changes")])
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 # --- reading the archive -----------------------------------------------------
-
-def _text_reader(root, captures):
-    """get(capture_id) -> the capture's text (read once; None when missing or unreadable)."""
-    cache = {}
-
-    def get(cid):
-        if cid not in cache:
-            try:
-                doc = read_capture(root, captures[cid]["path"]) if cid in captures else {}
-            except PuError:
-                doc = {}
-            cache[cid] = f"[attachment {doc.get('name')}]" if doc.get("kind") == "attachment" else doc.get("text")
-        return cache[cid]
-    return get
-
 
 def _load(root):
     index = open_index(root)
@@ -84,7 +74,7 @@ def _load(root):
         if rec.get("id") not in tomb and rec.get("status") != "forgotten":
             recs[rec["id"]] = rec
     cols = ("id", "path", "sha256", "turn_id", "session_id", "captured_at", "occurred_at", "chars", "kind", "speaker",
-            "source", "source_ref", "status", "reason", "finalized_at")
+            "source", "source_ref", "status", "reason", "finalized_at", "line")
     caps = {}
     for row in index.db.execute(f"SELECT {', '.join(('capture_id',) + cols[1:])} FROM captures ORDER BY captured_at, capture_id"):
         cap = dict(zip(cols, row))
@@ -94,7 +84,7 @@ def _load(root):
             if r[0] in recs]
     fus = [json.loads(d) for (d,) in index.db.execute("SELECT data FROM followups ORDER BY id")]
     fus = [f for f in fus if f.get("id") not in tomb]
-    return index, recs, caps, refs, fus
+    return recs, caps, refs, fus
 
 
 def _resolver(recs):
@@ -111,31 +101,33 @@ def _is_concept(rec):
     return rec.get("kind") == "entity" and rec.get("entity_type") == "concept"
 
 
-def _cut(text, n):
-    text = text or ""
-    return text if len(text) <= n else text[:n - 1] + "…"
+def _cited(rec):
+    """Every capture a record cites, in the order it cites them."""
+    cids = list(rec.get("capture_ids") or ()) + [r.get("capture_id") for r in rec.get("verbatim_refs") or () if isinstance(r, dict)]
+    cids.append(rec.get("attachment_capture_id"))
+    return list(dict.fromkeys(c for c in cids if isinstance(c, str)))
 
 
-def _quotes(rec, texts, limit=5):
+def _quotes(rec, words, limit=5):
     """Spans of verbatim_refs; else a marked excerpt of each cited capture."""
     out = []
     for ref in rec.get("verbatim_refs") or ():
         if not isinstance(ref, dict) or not ref.get("capture_id"):
             continue
+        text = words.text(ref["capture_id"])
+        if text is None:  # forgotten, missing or changed: no quote is served from it
+            continue
         quote = ref.get("quote")
-        if quote is None and isinstance(ref.get("start"), int) and isinstance(ref.get("end"), int):
-            text = texts(ref["capture_id"])
-            quote = text[ref["start"]:ref["end"]] if text is not None else None
+        if isinstance(ref.get("start"), int) and isinstance(ref.get("end"), int):
+            quote = text[ref["start"]:ref["end"]]
         if quote:
-            out.append({"capture_id": ref["capture_id"], "quote": quote, "start": ref.get("start"), "end": ref.get("end")})
+            out.append({"capture_id": ref["capture_id"], "quote": quote, "start": ref.get("start"), "end": ref.get("end"),
+                        "said": words.said(ref["capture_id"])})
     if not out:
-        cited = list(rec.get("capture_ids") or ())
-        if rec.get("attachment_capture_id"):
-            cited.append(rec["attachment_capture_id"])
-        for cid in dict.fromkeys(c for c in cited if isinstance(c, str)):
-            text = texts(cid)
+        for cid in _cited(rec):
+            text = words.text(cid)
             if text:
-                out.append({"capture_id": cid, "quote": _cut(text, QUOTE_CHARS), "excerpt": True,
+                out.append({"capture_id": cid, "quote": cut(text, QUOTE_CHARS), "excerpt": True, "said": words.said(cid),
                             "omitted_chars": max(0, len(text) - QUOTE_CHARS + 1) if len(text) > QUOTE_CHARS else 0})
     return out[:limit]
 
@@ -147,170 +139,269 @@ def _label(rec):
 def _day_number(date):
     """A partial date as a day ordinal (start of its period), or None."""
     try:
-        parts = [int(p) for p in str(date).split("-")] + [1, 1]
+        parts = [int(p) for p in str(date)[:10].split("-")] + [1, 1]
         return dt.date(parts[0], parts[1], parts[2]).toordinal()
     except (ValueError, IndexError):
         return None
 
 
+def _row_quote(quotes):
+    q = quotes[0] if quotes else None
+    return {"capture_id": q["capture_id"], "text": cut(q["quote"], ROW_QUOTE_CHARS),
+            "excerpt": bool(q.get("excerpt")) or len(q["quote"]) > ROW_QUOTE_CHARS} if q else None
+
+
 # --- the builder -------------------------------------------------------------
+
+class _Archive:
+    """What every part of the builder looks at, read once."""
+
+    def __init__(self, root, moment):
+        self.root, self.moment = root, moment
+        self.recs, self.caps, self.refs, self.fus = _load(root)
+        self.resolve = _resolver(self.recs)
+        self.words = Words(root, self.caps)
+        self.sessions = self.words.sessions()
+        self.live = {rid: r for rid, r in self.recs.items() if r.get("status") != "redirected"}
+        self.referrers, self.cited_by, self.mentions = {}, {}, {}
+        for rid, rel, target in self.refs:
+            if rel == "capture":
+                self.cited_by.setdefault(target, []).append(rid)
+            elif rel != "redirect":
+                self.referrers.setdefault(target, []).append((rid, rel))
+            if rel == "entity" and rid in self.live:
+                self.mentions.setdefault(self.resolve(target), set()).add(rid)
+        # when a record's words were said (None when it cites none); ordering falls back on when it was recorded
+        self.cited = {rid: _cited(r) for rid, r in self.recs.items()}
+        self.said = {rid: self.words.latest_said(self.cited[rid]) for rid in self.recs}
+        self.said_key = {rid: instant_key(s or self.recs[rid].get("created_at")) for rid, s in self.said.items()}
+        self.quotes = {rid: _quotes(r, self.words) for rid, r in self.recs.items()}
+
 
 def build_data(root, now=None):
     """Everything the dashboard shows, as one dict (lists whole; write_data pages them)."""
     archive.require(root)
     moment = now or timeutil.now()
     fp = fingerprint(root)
-    index, recs, caps, refs, fus = _load(root)
-    resolve = _resolver(recs)
-    texts = _text_reader(root, caps)
-    live = {rid: r for rid, r in recs.items() if r.get("status") != "redirected"}
+    a = _Archive(root, moment)
+    live, recs = a.live, a.recs
 
-    referrers, cited_by = {}, {}
-    for rid, rel, target in refs:
-        if rel == "capture":
-            cited_by.setdefault(target, []).append(rid)
-        elif rel != "redirect":
-            referrers.setdefault(target, []).append((rid, rel))
-    mentions = {}
-    for rid, rel, target in refs:
-        if rel == "entity" and rid in live:
-            mentions.setdefault(resolve(target), set()).add(rid)
-
-    # time neighbours (as records.get_record computes them) and the life spine
-    dated = sorted((r["date_start"], rid) for rid, r in live.items()
+    # time neighbours (as records.get_record computes them) and the life spine in date order
+    spine = sorted((r["date_start"], rid) for rid, r in live.items()
                    if r.get("kind") in TIMELINE and isinstance(r.get("date_start"), str) and r["date_start"])
-    neighbours = {rid: (dated[i - 1][1] if i else None, dated[i + 1][1] if i + 1 < len(dated) else None)
-                  for i, (_d, rid) in enumerate(dated)}
+    neighbours = {rid: (spine[i - 1][1] if i else None, spine[i + 1][1] if i + 1 < len(spine) else None)
+                  for i, (_d, rid) in enumerate(spine)}
     timeline = [r for r in live.values() if r.get("kind") in TIMELINE]
+    dated = sorted((r for r in timeline if r.get("date_start")), key=lambda r: (r["date_start"], a.said_key[r["id"]], r["id"]))
+    undated = sorted((r for r in timeline if not r.get("date_start")), key=lambda r: (a.said_key[r["id"]], r["id"]))
     phase_start = {}
-    for rec in timeline:
-        phase = rec.get("phase") or ""
-        start = rec.get("date_start") or "9999"
-        phase_start[phase] = min(phase_start.get(phase, "9999"), start)
-    phase_order = sorted(phase_start, key=lambda p: (p == "", phase_start[p], p))
-    rank = {p: i for i, p in enumerate(phase_order)}
-    timeline.sort(key=lambda r: (rank[r.get("phase") or ""], r.get("date_start") or "9999", r["id"]))
+    for rec in dated:
+        phase_start.setdefault(rec.get("phase") or "", rec["date_start"])
+    phases = sorted({r.get("phase") for r in timeline if r.get("phase")}, key=lambda p: (phase_start.get(p, "9999"), p))
 
+    subjects = _subjects(a)
     tier_of = {cid: tier for cid, tier, _chars in tiers.assign(root, moment)}
-    items_rec = {rid: _record_detail(rec, recs, caps, texts, referrers, neighbours, mentions, resolve)
-                 for rid, rec in recs.items()}
+    items_rec = {rid: _record_detail(a, rec, neighbours, subjects) for rid, rec in recs.items()}
     lists = {
-        "timeline": [_timeline_row(r, items_rec[r["id"]]) for r in timeline],
+        "timeline": [_timeline_row(a, r) for r in dated],
+        "undated": [_timeline_row(a, r) for r in undated],
+        "subjects": _subject_rows(a, subjects),
         "entities": sorted(({"id": r["id"], "title": r.get("title"), "entity_type": r.get("entity_type"),
                              "aliases": (r.get("aliases") or [])[:6], "alias_count": len(r.get("aliases") or []),
-                             "mentions": len(mentions.get(r["id"], ())), "status": r.get("status")}
+                             "mentions": len(a.mentions.get(r["id"], ())), "status": r.get("status")}
                             for r in live.values() if r.get("kind") == "entity" and not _is_concept(r)),
                            key=lambda x: (-x["mentions"], x["title"] or "", x["id"])),
-        "redirects": [{"id": r["id"], "title": r.get("title"), "redirect_to": resolve(r["id"]),
-                       "canonical_title": (recs.get(resolve(r["id"])) or {}).get("title"),
-                       "canonical_exists": resolve(r["id"]) in recs,
+        "redirects": [{"id": r["id"], "title": r.get("title"), "redirect_to": a.resolve(r["id"]),
+                       "canonical_title": (recs.get(a.resolve(r["id"])) or {}).get("title"),
+                       "canonical_exists": a.resolve(r["id"]) in recs,
                        "merge_reason": r.get("merge_reason"), "merged_at": r.get("merged_at")}
                       for r in sorted(recs.values(), key=lambda r: (r.get("merged_at") or "", r["id"]))
                       if r.get("status") == "redirected"],
-        "context": [{"id": r["id"], "title": r.get("title"), "summary": _cut(r.get("summary"), 240),
-                     "entities": [[e, (recs.get(resolve(e)) or {}).get("title"), resolve(e) in recs]
+        "context": [{"id": r["id"], "title": r.get("title"), "summary": cut(r.get("summary"), 240),
+                     "entities": [[e, (recs.get(a.resolve(e)) or {}).get("title"), a.resolve(e) in recs]
                                   for e in (r.get("entity_refs") or [])[:8]], "status": r.get("status")}
                     for r in sorted(live.values(), key=lambda r: (r.get("title") or "", r["id"])) if r.get("kind") == "context"],
         "facets": _facets(root, recs),
         "knowledge": [{"id": r["id"], "kind": "concept" if _is_concept(r) else r["kind"], "title": r.get("title"),
-                       "summary": _cut(r.get("summary"), 200), "status": r.get("status"), "domain": r.get("domain"),
-                       "layer": r.get("layer"), "fidelity": r.get("fidelity"), "aliases": (r.get("aliases") or [])[:6]}
+                       "summary": cut(r.get("summary"), 200), "status": r.get("status"), "domain": r.get("domain"),
+                       "layer": r.get("layer"), "fidelity": r.get("fidelity"), "aliases": (r.get("aliases") or [])[:6],
+                       "said": a.said[r["id"]]}
                       for r in sorted(live.values(), key=lambda r: (r["kind"], r.get("title") or "", r["id"]))
                       if r["kind"] in KNOWLEDGE or _is_concept(r)],
-        "hypotheses": [{"id": r["id"], "kind": r["kind"], "title": r.get("title"), "claim": _cut(r.get("claim") or r.get("summary"), 300),
+        "hypotheses": [{"id": r["id"], "kind": r["kind"], "title": r.get("title"), "claim": cut(r.get("claim") or r.get("summary"), 300),
                         "status": r.get("status"), "confidence": r.get("confidence"), "supports": len(r.get("supports") or []),
                         "contradicts": len(r.get("contradicts") or []), "review_note": (r.get("review") or {}).get("note")}
                        for r in sorted(live.values(), key=lambda r: ({"candidate": 0, "confirmed": 1}.get(r.get("status"), 2),
                                                                       r.get("created_at") or "", r["id"]))
                        if r["kind"] in ("hypothesis", "intent")],
-        "followups": [],
-        "sources": [{"id": c["id"], "sha256": c["sha256"], "captured_at": c["captured_at"], "occurred_at": c["occurred_at"],
-                     "speaker": c["speaker"], "kind": c["kind"], "tier": tier_of.get(c["id"]), "status": c["status"],
-                     "records": len(cited_by.get(c["id"], ())), "turn_id": c["turn_id"]}
-                    for c in sorted(caps.values(), key=lambda c: (c["captured_at"] or "", c["id"]), reverse=True)],
+        "sources": a.words.source_rows(tier_of, a.cited_by),
+        "sessions": a.words.session_rows(a.sessions),
     }
-    items_fu, lists["followups"], due = _followups(root, fus, caps, texts, moment)
+    items_fu, lists["followups"], due = _followups(a)
     fus_by_capture = {}
-    for item in fus:
+    for item in a.fus:
         fus_by_capture.setdefault(item.get("capture_id"), []).append(item["id"])
-    items_cap = {cid: _capture_detail(c, texts, cited_by, recs, tier_of, fus_by_capture) for cid, c in caps.items()}
+    items_cap = {cid: a.words.capture_item(cid, a.sessions, tier_of, a.cited_by, recs, fus_by_capture, _label) for cid in a.caps}
+    items_ses = {sid: a.words.session_item(sid, cids) for sid, cids in a.sessions.items()}
     report = validate.validate(root, json=True)
-    diagnostics = _diagnostics(root, recs, live, caps, report, timeline)
-    tier_summary = tiers.summary(root, moment)
-    overview = _overview(root, recs, live, caps, report, tier_summary, due, lists, diagnostics)
-    domains = sorted({r.get("domain") for r in timeline if r.get("domain")})
+    diagnostics = _diagnostics(a, report, timeline)
+    overview = _overview(a, report, tiers.summary(root, moment), due, lists, diagnostics)
+    speakers = Counter(r["speaker"] or "" for r in lists["sources"])
     return {
         "format": FORMAT, "generated_at": timeutil.iso(moment), "fingerprint": fp,
         "archive": _paths(root), "overview": overview, "diagnostics": diagnostics,
-        "graph": _graph(live, refs, resolve),
-        "filters": {"timeline": {"domains": domains, "phases": [p for p in phase_order if p],
+        "graph": graph(a.live, a.refs, a.resolve, a.fus, a.cited_by),
+        "filters": {"timeline": {"domains": sorted({r.get("domain") for r in timeline if r.get("domain")}), "phases": phases,
                                  "kinds": list(TIMELINE)},
                     "knowledge": {"kinds": sorted({x["kind"] for x in lists["knowledge"]})},
-                    "entities": {"types": sorted({x["entity_type"] or "" for x in lists["entities"]})}},
+                    "entities": {"types": sorted({x["entity_type"] or "" for x in lists["entities"]})},
+                    "sources": {"speakers": [s for s, _n in speakers.most_common(50) if s]}},
         "lists": lists,
-        "items": {"rec": items_rec, "cap": items_cap, "fu": items_fu},
+        "items": {"rec": items_rec, "cap": items_cap, "fu": items_fu, "ses": items_ses},
+        "search": _search_docs(a, items_fu),
     }
 
 
-def _record_detail(rec, recs, caps, texts, referrers, neighbours, mentions, resolve):
-    rid = rec["id"]
+def _search_docs(a, items_fu):
+    docs = a.words.search_docs()
+    for rid, rec in sorted(a.live.items(), key=lambda kv: (a.said_key[kv[0]], kv[0]), reverse=True):
+        kind = "concept" if _is_concept(rec) else rec.get("kind")
+        when = rec.get("date_start") if rec.get("kind") in TIMELINE and rec.get("date_start") else a.said[rid]
+        links = a.cited[rid] + sorted({a.resolve(e) for e in rec.get("entity_refs") or () if isinstance(e, str)})
+        doc = record_search_doc(rec, kind, when, links)
+        if doc:
+            doc[0][7] = rec.get("status")
+            docs.append(doc)
+    for fid, item in sorted(items_fu.items()):
+        doc = followup_search_doc(item, item["bucket"])
+        if doc:
+            docs.append(doc)
+    return docs
+
+
+def _subjects(a):
+    """States and decisions grouped by subject (same kind and subject_key, or a supersedes chain):
+    {record id: rows of every version in the order they were said}."""
+    parent = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    chained = [r for r in a.recs.values() if r.get("kind") in ("state", "decision")]
+    for rec in chained:
+        find(rec["id"])
+        if rec.get("subject_key"):
+            parent[find(rec["id"])] = find(("subject", rec["kind"], rec["subject_key"]))
+        for other in list(rec.get("supersedes") or ()) + [rec.get("superseded_by")]:
+            if isinstance(other, str) and other in a.recs:
+                parent[find(rec["id"])] = find(other)
+    groups = {}
+    for rec in chained:
+        groups.setdefault(find(rec["id"]), []).append(rec)
+    out = {}
+    for members in groups.values():
+        members.sort(key=lambda r: (a.said_key[r["id"]], r.get("created_at") or "", r["id"]))
+        rows = [{"id": r["id"], "n": i + 1, "title": r.get("title"), "summary": cut(r.get("summary"), 240),
+                 "status": r.get("status"), "date_start": r.get("date_start"), "date_precision": r.get("date_precision"),
+                 "said": a.said[r["id"]], "quote": _row_quote(a.quotes[r["id"]])} for i, r in enumerate(members)]
+        for r in members:
+            out[r["id"]] = rows
+    return out
+
+
+def _subject_rows(a, subjects):
+    seen, rows = set(), []
+    for rid, versions in subjects.items():
+        if id(versions) in seen:
+            continue
+        seen.add(id(versions))
+        live = [v for v in versions if v["status"] in ("current", "uncertain")]
+        last = (live or versions)[-1]
+        rec = a.recs[last["id"]]
+        rows.append({"id": last["id"], "kind": rec["kind"], "subject_key": rec.get("subject_key"), "title": last["title"],
+                     "status": last["status"], "versions": len(versions), "said": last["said"],
+                     "first_said": versions[0]["said"], "domain": rec.get("domain"), "_key": a.said_key[last["id"]]})
+    rows.sort(key=lambda r: (r.pop("_key"), r["id"]), reverse=True)
+    return rows
+
+
+def _record_detail(a, rec, neighbours, subjects):
+    rid, recs = rec["id"], a.recs
     out = {k: v for k, v in rec.items() if k != "verbatim_refs"}
     before, after = neighbours.get(rid, (None, None))
     if before or after or rec.get("before_ids") or rec.get("after_ids"):
         out["before_ids"] = sorted(set(rec.get("before_ids") or ()) | ({before} if before else set()))
         out["after_ids"] = sorted(set(rec.get("after_ids") or ()) | ({after} if after else set()))
-    out["quotes"] = _quotes(rec, texts)
-    incoming = referrers.get(rid, [])
+    out["quotes"] = a.quotes[rid]
+    out["said"] = a.said[rid]
+    incoming = a.referrers.get(rid, [])
     out["referrers"] = [[r, rel] for r, rel in incoming[:CAP]]
     out["referrers_total"] = len(incoming)
     linked = {x for field in REF_FIELDS + ("merged_from",) for x in out.get(field) or () if isinstance(x, str)}
     linked |= {rec[f] for f in ("superseded_by", "redirect_to") if isinstance(rec.get(f), str)}
     linked |= {r for r, _rel in out["referrers"]}
+    if rid in subjects:
+        out["versions"] = subjects[rid]
+        linked |= {v["id"] for v in subjects[rid]}
+    if rec.get("kind") in ("hypothesis", "intent"):
+        out["evidence"] = {field: [_evidence(a, x) for x in rec.get(field) or () if isinstance(x, str)]
+                           for field in ("supports", "contradicts")}
     if rec.get("kind") == "entity":
-        out["page"] = page = _entity_page(rec, recs, mentions, texts)
-        linked |= set(page["stories"]) | set(page["current_states"]) | set(page["context_cards"])
+        out["page"] = page = _entity_page(a, rec)
+        linked |= {s["id"] for s in page["stories"]} | set(page["current_states"]) | set(page["context_cards"])
         linked |= {m["id"] for m in page["merged"]}
     if rec.get("status") == "redirected":
-        out["canonical_id"] = resolve(rid)
+        out["canonical_id"] = a.resolve(rid)
         linked.add(out["canonical_id"])
     out["refs"] = {x: (_label(recs[x]) if x in recs else None) for x in sorted(linked)}
     review = rec.get("review") if isinstance(rec.get("review"), dict) else {}
-    cited = list(rec.get("capture_ids") or ()) + [q["capture_id"] for q in out["quotes"]] + \
-        [rec.get("attachment_capture_id"), review.get("capture_id")]
-    out["capture_refs"] = {c: ({"captured_at": caps[c]["captured_at"], "status": caps[c]["status"]} if c in caps else None)
+    cited = a.cited[rid] + [q["capture_id"] for q in out["quotes"]] + [review.get("capture_id")]
+    out["capture_refs"] = {c: ({"said": a.words.said(c), "saved": a.caps[c]["captured_at"], "status": a.caps[c]["status"],
+                                "speaker": a.caps[c]["speaker"], "role": a.words.role(c)} if c in a.caps else None)
                            for c in dict.fromkeys(x for x in cited if isinstance(x, str))}
     return out
 
 
-def _entity_page(rec, recs, mentions, texts):
-    stories, states, cards, quotes, seen = [], [], [], [], set()
-    for rid in sorted(mentions.get(rec["id"], ()), key=lambda x: (recs[x].get("date_start") or "9999", x)):
-        other = recs[rid]
+def _evidence(a, rid):
+    rec = a.recs.get(a.resolve(rid))
+    if rec is None:
+        return {"id": rid, "exists": False}
+    return {"id": rid, "exists": True, "title": rec.get("title"), "kind": rec.get("kind"), "status": rec.get("status"),
+            "date_start": rec.get("date_start"), "date_precision": rec.get("date_precision"), "said": a.said[rec["id"]],
+            "quote": _row_quote(a.quotes[rec["id"]])}
+
+
+def _entity_page(a, rec):
+    """Stories about an entity, newest first by date (undated after, by when said), each with its first quote."""
+    stories, states, cards = [], [], []
+    for rid in a.mentions.get(rec["id"], ()):
+        other = a.recs[rid]
         if other["kind"] == "state" and other.get("status") == "current":
             states.append(rid)
         elif other["kind"] == "context":
             cards.append(rid)
         else:
             stories.append(rid)
-            for q in _quotes(other, texts, 2) if len(quotes) < 30 else ():
-                if (q["capture_id"], q["quote"]) not in seen:
-                    seen.add((q["capture_id"], q["quote"]))
-                    quotes.append(dict(q, record_id=rid))
-    merged = [{"id": m, "title": recs[m].get("title"), "merge_reason": recs[m].get("merge_reason"),
-               "merged_at": recs[m].get("merged_at")} for m in rec.get("merged_from") or () if m in recs]
-    return {"stories": stories[:CAP], "total_stories": len(stories), "current_states": states[:CAP],
-            "context_cards": cards[:CAP], "quotes": quotes[:30], "mentions": len(mentions.get(rec["id"], ())),
-            "merged": merged}
+    stories.sort(key=lambda x: (bool(a.recs[x].get("date_start")), a.recs[x].get("date_start") or "", a.said_key[x], x),
+                 reverse=True)
+    rows = [{"id": x, "title": a.recs[x].get("title"), "kind": a.recs[x]["kind"], "status": a.recs[x].get("status"),
+             "date_start": a.recs[x].get("date_start"), "date_end": a.recs[x].get("date_end"),
+             "date_precision": a.recs[x].get("date_precision"), "said": a.said[x], "quote": _row_quote(a.quotes[x])}
+            for x in stories[:CAP]]
+    merged = [{"id": m, "title": a.recs[m].get("title"), "merge_reason": a.recs[m].get("merge_reason"),
+               "merged_at": a.recs[m].get("merged_at")} for m in rec.get("merged_from") or () if m in a.recs]
+    return {"stories": rows, "total_stories": len(stories), "current_states": sorted(states)[:CAP],
+            "context_cards": sorted(cards)[:CAP], "mentions": len(a.mentions.get(rec["id"], ())), "merged": merged}
 
 
-def _timeline_row(rec, detail):
-    quote = detail["quotes"][0] if detail["quotes"] else None
+def _timeline_row(a, rec):
     return {"id": rec["id"], "kind": rec["kind"], "title": rec.get("title"), "date_start": rec.get("date_start"),
             "date_end": rec.get("date_end"), "date_precision": rec.get("date_precision"), "phase": rec.get("phase"),
             "salience": rec.get("salience"), "domain": rec.get("domain"), "status": rec.get("status"),
-            "fidelity": rec.get("fidelity"),
-            "quote": {"capture_id": quote["capture_id"], "text": _cut(quote["quote"], ROW_QUOTE_CHARS),
-                      "excerpt": bool(quote.get("excerpt")) or len(quote["quote"]) > ROW_QUOTE_CHARS} if quote else None}
+            "fidelity": rec.get("fidelity"), "said": a.said[rec["id"]], "quote": _row_quote(a.quotes[rec["id"]])}
 
 
 def _facets(root, recs, limit=CAP):
@@ -324,52 +415,47 @@ def _facets(root, recs, limit=CAP):
     return rows[:limit]
 
 
-def _followups(root, fus, caps, texts, moment):
-    due, upcoming, undated = due_followups(root, timeutil.iso(moment), horizon=3)
+def _followups(a):
+    """Follow-ups in buckets: overdue (with the days late), due today, upcoming, later, undated, closed."""
+    due, upcoming, undated = due_followups(a.root, timeutil.iso(a.moment), horizon=3)
     bucket = {f["id"]: "due" for f in due}
     bucket.update({f["id"]: "upcoming" for f in upcoming})
     bucket.update({f["id"]: "undated" for f in undated})
-    order = {"due": 0, "upcoming": 1, "later": 2, "undated": 3, "closed": 4}
+    order = {"overdue": 0, "due": 1, "upcoming": 2, "later": 3, "undated": 4, "closed": 5}
     items, rows = {}, []
-    for item in fus:
+    for item in a.fus:
         b = bucket.get(item["id"]) or ("later" if item.get("status") == "open" else "closed")
-        said = texts(item.get("capture_id")) if item.get("capture_id") in caps else None
-        items[item["id"]] = dict(item, bucket=b, said=_cut(said, 300) if said else None,
-                                 capture_exists=item.get("capture_id") in caps)
+        late = None
+        if b == "due":
+            late = (a.moment - timeutil.parse_instant(item["due_at"])).days
+            b = "overdue" if late >= 1 else "due"
+        cid = item.get("capture_id")
+        said = a.words.text(cid) if cid in a.caps else None
+        items[item["id"]] = dict(item, bucket=b, days_late=late, words=cut(said, 600) if said else None,
+                                 said=a.words.said(cid) if cid in a.caps else None, capture_exists=cid in a.caps)
         rows.append({"id": item["id"], "question": item.get("question"), "bucket": b, "due_at": item.get("due_at"),
-                     "status": item.get("status"), "capture_id": item.get("capture_id"),
+                     "days_late": late, "status": item.get("status"), "capture_id": cid,
+                     "words": cut(said, ROW_QUOTE_CHARS) if said else None, "said": items[item["id"]]["said"],
                      "resolution": (item.get("resolution") or {}).get("channel"),
                      "note": (item.get("resolution") or {}).get("note")})
-    rows.sort(key=lambda r: (order[r["bucket"]], r["due_at"] or "9999", r["id"]))
-    return items, rows, [r for r in rows if r["bucket"] == "due"]
+    rows.sort(key=lambda r: (order[r["bucket"]], -(r["days_late"] or 0), r["due_at"] or "9999", r["id"]))
+    return items, rows, [r for r in rows if r["bucket"] in ("overdue", "due")]
 
 
-def _capture_detail(cap, texts, cited_by, recs, tier_of, fus_by_capture):
-    text = texts(cap["id"])
-    out = dict(cap, tier=tier_of.get(cap["id"]), records=sorted(cited_by.get(cap["id"], ())))
-    out["refs"] = {r: (_label(recs[r]) if r in recs else None) for r in out["records"]}
-    out["followups"] = fus_by_capture.get(cap["id"], [])
-    if text is None:
-        out["text"], out["missing"] = None, True
-    else:
-        out["text"] = text[:CAPTURE_TEXT_CHARS]
-        out["omitted_chars"] = max(0, len(text) - CAPTURE_TEXT_CHARS)
-    return out
-
-
-def _diagnostics(root, recs, live, caps, report, timeline):
-    known = set(recs)
+def _diagnostics(a, report, timeline):
+    known = set(a.recs)
     dangling = []
-    for rid, rec in sorted(live.items()):
+    for rid, rec in sorted(a.live.items()):
         for field in REF_FIELDS:
             for target in rec.get(field) or ():
                 if isinstance(target, str) and target not in known:
                     dangling.append({"id": rid, "field": field, "target": target})
         for cid in rec.get("capture_ids") or ():
-            if cid not in caps:
+            if cid not in a.caps:
                 dangling.append({"id": rid, "field": "capture_ids", "target": cid})
     unknown_dates = [{"id": r["id"], "title": r.get("title"), "kind": r["kind"], "date_precision": r.get("date_precision")}
-                     for r in timeline if r["kind"] == "event" and (not r.get("date_start") or r.get("date_precision") == "unknown")]
+                     for r in sorted(timeline, key=lambda r: r["id"])
+                     if r["kind"] == "event" and (not r.get("date_start") or r.get("date_precision") == "unknown")]
     events = sorted((r for r in timeline if r["kind"] == "event" and r.get("date_start") and _day_number(r["date_start"])),
                     key=lambda r: (r["date_start"], r["id"]))
     gaps, reach = [], None
@@ -382,23 +468,25 @@ def _diagnostics(root, recs, live, caps, report, timeline):
         if reach is None or end >= reach[0]:
             reach = (end, rec.get("date_end") or rec["date_start"], rec["id"])
     gaps.sort(key=lambda g: -g["days"])
-    debt = [{"id": r["id"], "title": r.get("title"), "kind": r["kind"]} for r in live.values() if r.get("fidelity") == "summary_only"]
+    debt = [{"id": r["id"], "title": r.get("title"), "kind": r["kind"]} for r in a.live.values() if r.get("fidelity") == "summary_only"]
     unresolved = [{"id": r["id"], "title": r.get("title"), "referents": r.get("unresolved_referents")}
-                  for r in live.values() if r.get("unresolved_referents")]
-    no_counter = [{"id": r["id"], "title": r.get("title"), "status": r.get("status")} for r in live.values()
+                  for r in a.live.values() if r.get("unresolved_referents")]
+    no_counter = [{"id": r["id"], "title": r.get("title"), "status": r.get("status")} for r in a.live.values()
                   if r["kind"] in ("hypothesis", "intent") and not r.get("contradicts")]
+    withheld = [{"id": cid, "code": code, "path": a.caps[cid]["path"]} for cid, code in sorted(a.words.problems.items())]
     details = report.get("problem_details") or []
 
     def bounded(rows):
         return {"total": len(rows), "items": rows[:CAP]}
 
     return {
-        "paths": _paths(root, files=True),
+        "paths": _paths(a.root, files=True),
         "validation": {k: report[k] for k in ("status", "errors", "warnings", "checked")} | {"problems": bounded(details)},
         "summary_debt": bounded(sorted(debt, key=lambda x: x["id"])), "unknown_dates": bounded(unknown_dates),
         "date_gaps": bounded(gaps), "gap_days": GAP_DAYS, "dangling": bounded(dangling),
         "unresolved_referents": bounded(sorted(unresolved, key=lambda x: x["id"])),
         "hypotheses_without_counter_evidence": bounded(sorted(no_counter, key=lambda x: x["id"])),
+        "withheld_words": bounded(withheld),
     }
 
 
@@ -420,24 +508,28 @@ def _paths(root, files=False):
             "files": [{"path": str(p), "bytes": p.stat().st_size if p.exists() else None} for p in listing]}
 
 
-def _overview(root, recs, live, caps, report, tier_summary, due, lists, diagnostics):
+def _overview(a, report, tier_summary, due, lists, diagnostics):
+    live = a.live
+
     def count(values):
         return dict(sorted(Counter(v or "(none)" for v in values).items()))
 
     try:
-        backup = storage.read_json(paths.backup_state_path(root))
+        backup = storage.read_json(paths.backup_state_path(a.root))
     except (FileNotFoundError, ValueError, UnicodeDecodeError):
         backup = None
     last = (backup or {}).get("last_backup_at")
-    pending = [{"id": c["id"], "captured_at": c["captured_at"]} for c in caps.values() if c["status"] == "pending"]
+    pending = [{"id": c["id"], "captured_at": c["captured_at"]} for c in a.caps.values() if c["status"] == "pending"]
     problems = diagnostics["validation"]["problems"]
     return {
-        "counts": {"records": len(live), "redirected": len(recs) - len(live), "by_kind": count(r["kind"] for r in live.values()),
+        "counts": {"records": len(live), "redirected": len(a.recs) - len(live), "by_kind": count(r["kind"] for r in live.values()),
                    "by_layer": count(r.get("layer") for r in live.values()),
                    "by_status": count(r.get("status") for r in live.values()),
-                   "captures": len(caps), "by_capture_status": count(c["status"] for c in caps.values()),
+                   "captures": len(a.caps), "by_capture_status": count(c["status"] for c in a.caps.values()),
                    "followups": count(r["bucket"] for r in lists["followups"]),
-                   "entities": len(lists["entities"]), "hypotheses": len(lists["hypotheses"])},
+                   "entities": len(lists["entities"]), "hypotheses": len(lists["hypotheses"]),
+                   "subjects": len(lists["subjects"]), "sessions": len(lists["sessions"])},
+        "words": a.words.counts(),
         "tiers": tier_summary,
         "validation": {"status": report["status"], "errors": report["errors"], "warnings": report["warnings"],
                        "problems": problems["items"][:50], "total_problems": problems["total"]},
@@ -446,38 +538,3 @@ def _overview(root, recs, live, caps, report, tier_summary, due, lists, diagnost
         "summary_debt": diagnostics["summary_debt"]["total"],
         "pending_captures": {"total": len(pending), "items": pending[:20]},
     }
-
-
-def _graph(live, refs, resolve):
-    def node_kind(rec):
-        if _is_concept(rec):
-            return "concept"
-        return rec["kind"] if rec["kind"] in ("entity", "event", "context") else None
-
-    nodes = {rid: node_kind(r) for rid, r in live.items() if node_kind(r)}
-    edges = {}
-    for rid, rel, target in refs:
-        target = resolve(target)
-        if rel in ("entity", "related", "supports", "contradicts", "supersedes") and rid in nodes and target in nodes \
-                and rid != target:
-            edges.setdefault(tuple(sorted((rid, target))), rel)
-    degree = Counter(n for pair in edges for n in pair)
-    order = sorted(nodes, key=lambda n: (-degree.get(n, 0), -(live[n].get("salience") or 0), n))
-    if len(order) <= GRAPH_NODES:
-        chosen = order
-    else:  # the best-connected hubs, then the nodes most tied to them: a readable, connected excerpt
-        chosen = order[:GRAPH_NODES // 8]
-        hubs = set(chosen)
-        ties = Counter(y for a, b in edges for x, y in ((a, b), (b, a)) if x in hubs and y not in hubs)
-        chosen += sorted(ties, key=lambda n: (-ties[n], -degree.get(n, 0), n))[:GRAPH_NODES - len(chosen)]
-        taken = set(chosen)
-        chosen += [n for n in order if n not in taken][:GRAPH_NODES - len(chosen)]
-    taken = set(chosen)
-    linked = {n for a, b in edges if a in taken and b in taken for n in (a, b)}
-    if linked:  # a node with no link inside the excerpt says nothing in a picture of links
-        chosen = [n for n in chosen if n in linked]
-    position = {n: i for i, n in enumerate(chosen)}
-    kept = [[position[a], position[b], rel] for (a, b), rel in sorted(edges.items()) if a in position and b in position]
-    return {"nodes": [{"id": n, "kind": nodes[n], "label": live[n].get("title"), "degree": degree.get(n, 0)} for n in chosen],
-            "edges": kept[:GRAPH_EDGES], "total_nodes": len(nodes), "total_edges": len(edges),
-            "shown_edges": min(len(kept), GRAPH_EDGES)}

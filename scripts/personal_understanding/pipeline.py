@@ -4,8 +4,10 @@
 decision, the capture(s) with their SHA-256 (re-hashed now), the records derived
 from each capture, the ledger closure, and every retrieval traced with the
 turn's capture id (tokens with weights, selected and held-back items, association
-paths). The page is self-contained (inline style, no script, no network) and
-every piece of the user's text is HTML-escaped.
+paths). The page is self-contained (inline style, no script, no network),
+every piece of the user's text is HTML-escaped, words that no longer match
+their SHA-256 are withheld, and its records, captures, sessions and
+follow-ups link into the dashboard beside it (which links back to this page).
 """
 
 import html
@@ -14,11 +16,12 @@ from pathlib import Path
 
 from . import archive, paths, storage, timeutil
 from .archive_index import open_index
-from .capture import read_capture
+from .capture import read_capture, read_words
 from .errors import PuError
 from .textinput import sha256_hex
 
 MAX_LATEST = 500
+DASHBOARD = "../dashboard/index.html"  # the dashboard page, from a pipeline page beside it
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,"Noto Sans","Noto Sans CJK SC","PingFang SC",
 "Hiragino Sans GB","Microsoft YaHei","WenQuanYi Micro Hei",sans-serif;color:#1d2327;background:#f6f7f9;margin:0;line-height:1.5}
@@ -63,7 +66,7 @@ def _record_link(rid, index):
     rec = index.record(rid)
     title = (rec or {}).get("title") or rid
     kind = (rec or {}).get("kind", "missing")
-    href = "../dashboard/index.html#record/" + e(rid)
+    href = DASHBOARD + "#record/" + e(rid)
     return f'<a href="{href}">{e(title)}</a> <code>{e(rid)}</code> <span class="muted">{e(kind)}</span>'
 
 
@@ -92,26 +95,37 @@ def _receipt_section(receipt):
             f"<h3>Reasons</h3>{reasons}<h3>Suppressed reasons</h3>{suppressed}")
 
 
+def _dashboard(fragment, text):
+    return f'<a href="{DASHBOARD}#{e(fragment)}">{e(text)}</a>'
+
+
+def _hash_now(root, doc):
+    """The SHA-256 of a capture's stored words as they are now (to show a change, never to serve them)."""
+    if doc.get("kind") == "attachment":
+        blob = paths.inside_root(root, doc.get("blob") or "")
+        return sha256_hex(blob.read_bytes()) if blob.is_file() else None
+    return sha256_hex((doc.get("text") or "").encode("utf-8"))
+
+
 def _capture_section(root, index, cid, receipt):
     row = index.capture(cid) or {}
     path = row.get("path") or ""
     recorded = row.get("utf8_sha256") or row.get("sha256")
-    words, now_hash = None, None
+    words, note = None, "The capture file is missing."
     try:
-        doc = read_capture(root, path)
-        if doc.get("kind") == "attachment":
-            blob = paths.inside_root(root, doc.get("blob") or "")
-            now_hash = sha256_hex(blob.read_bytes()) if blob.is_file() else None
-            words = f"[attachment {doc.get('name')}, {doc.get('bytes')} bytes, {doc.get('media_type')}]"
-        else:
-            words = doc.get("text") or ""
-            now_hash = sha256_hex(words.encode("utf-8"))
+        doc = read_words(root, path, recorded)
+        now_hash = recorded
+        words = (f"[attachment {doc.get('name')}, {doc.get('bytes')} bytes, {doc.get('media_type')}]"
+                 if doc.get("kind") == "attachment" else doc.get("text") or "")
     except PuError as exc:
-        words = None
-        now_hash = f"unreadable: {exc.message}"
+        if exc.code == "CAPTURE_HASH_MISMATCH":
+            now_hash, note = _hash_now(root, read_capture(root, path)), "The words are withheld: the file no longer matches its SHA-256."
+        else:
+            now_hash = f"unreadable: {exc.message}"
     verified = now_hash == recorded
     same_as_receipt = receipt is not None and recorded == receipt.get("message_sha256")
-    rows = [("capture id", f"<code>{e(cid)}</code>"),
+    said = row.get("occurred_at") or row.get("captured_at")
+    rows = [("capture id", f"<code>{e(cid)}</code> {_dashboard('capture/' + cid, 'open in the dashboard')}"),
             ("file", f"<code>{e(os.path.join(str(Path(root).resolve()), path))}</code>"),
             ("SHA-256 (registered)", f"<code>{e(recorded)}</code>"),
             ("SHA-256 (file now)", f"<code>{e(now_hash)}</code> " + ('<span class="ok">matches</span>' if verified
@@ -119,9 +133,11 @@ def _capture_section(root, index, cid, receipt):
             ("same bytes as preflighted", ('<span class="ok">yes</span>' if same_as_receipt else
                                            '<span class="muted">no receipt hash to compare</span>' if receipt is None
                                            else '<span class="muted">no (an attachment or a different message)</span>')),
-            ("captured", e(row.get("captured_at"))), ("occurred", e(row.get("occurred_at"))),
+            ("said", e(said) + ("" if row.get("occurred_at") else ' <span class="muted">(when saved: no other time given)</span>')),
+            ("saved", e(row.get("captured_at"))),
+            ("session", _dashboard("session/" + row["session_id"], row["session_id"]) if row.get("session_id") else None),
             ("speaker", e(row.get("speaker"))), ("source", e(row.get("source"))), ("characters", e(row.get("chars")))]
-    text = f'<div class="words">{e(words)}</div>' if words is not None else '<p class="bad">The capture file is missing.</p>'
+    text = f'<div class="words">{e(words)}</div>' if words is not None else f'<p class="bad">{e(note)}</p>'
     return f'<div class="box capture" id="capture-{e(cid)}">{_kv(rows)}<h3>The words</h3>{text}</div>'
 
 
@@ -130,7 +146,7 @@ def _records_section(index, cid):
     items = "".join(f"<li>{_record_link(r, index)}</li>" for r in rids)
     fus = [obj for obj in (index.followup(f) for (f,) in index.db.execute(
         "SELECT id FROM followups WHERE json_extract(data,'$.capture_id')=? ORDER BY id", (cid,))) if obj]
-    fu_items = "".join(f"<li>{e(f.get('question'))} <code>{e(f['id'])}</code> "
+    fu_items = "".join(f"<li>{_dashboard('followup/' + f['id'], f.get('question'))} <code>{e(f['id'])}</code> "
                        f"<span class=\"muted\">{e(f.get('status'))}, due {e(f.get('due_at') or 'undated')}</span></li>" for f in fus)
     out = f"<h3>From capture <code>{e(cid)}</code></h3>"
     out += f"<ul>{items}</ul>" if items else '<p class="muted">No record cites this capture.</p>'
@@ -217,7 +233,7 @@ def render_turn(root, index, turn_id, traces, generated_at):
             f"<title>Turn {e(turn_id)}: pipeline</title><style>{STYLE}</style></head><body><main>"
             f"<h1>Turn <code>{e(turn_id)}</code></h1>"
             f"<p class=\"muted\">Read-only view generated {e(generated_at)} from the archive at <code>{e(root)}</code>. "
-            "Record links open the dashboard (python3 scripts/open_dashboard.py writes it).</p>"
+            f"Links open the {_dashboard('overview', 'dashboard')} (python3 scripts/open_dashboard.py writes it).</p>"
             f"{body}</main></body></html>\n")
 
 
