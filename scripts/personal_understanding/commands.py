@@ -262,7 +262,8 @@ COMMANDS += [
         description="Creates a new record that supersedes the given state/decision; the old one becomes superseded "
                     "and stays readable. When the claim changes, a conflict block shows both claims with dates and "
                     "sources so the agent can ask whether it changed or was wrong. Words about an earlier time than "
-                    "the current state never replace it: both are kept and the new one is uncertain.",
+                    "the current state never replace it: both are kept and the new one is uncertain. Without a "
+                    "date_start the new version starts on the day its words were said, never on the old one's date.",
         params=(Param("id", S, "The current state or decision to update.", required=True),
                 Param("capture_ids", A, "Captures of the words that changed it.", required=True))
         + _record_params(skip=("id", "kind", "capture_ids", "supersedes", "status")),
