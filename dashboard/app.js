@@ -25,7 +25,6 @@
     errorsEl.appendChild(document.createTextNode("Error: " + message + "\n"));
     errorsEl.setAttribute("data-count", String(Number(errorsEl.getAttribute("data-count") || 0) + 1));
   }
-  PU.reportError = reportError;
   window.addEventListener("error", function (ev) {
     if (ev.target && ev.target !== window && ev.target.tagName === "SCRIPT") { return; }  // handled by the loader
     if (ev.target && ev.target !== window && ev.target.tagName === "IMG") { return; }  // an attachment preview says so itself
@@ -112,8 +111,7 @@
     return r.date_start + (r.date_end && r.date_end !== r.date_start ? " – " + r.date_end : "") +
       (r.date_precision && r.date_precision !== "day" ? " (" + r.date_precision + ")" : "");
   }
-  function ageDays(iso) { var t = Date.parse(iso); return isNaN(t) ? null : Math.floor((Date.now() - t) / 86400000); }
-  Object.assign(PU, {localTime: localTime, timeEl: timeEl, saidSaved: saidSaved, dates: dates, ageDays: ageDays});
+  Object.assign(PU, {localTime: localTime, timeEl: timeEl, saidSaved: saidSaved, dates: dates});
 
   // --- loading chunks -------------------------------------------------------------
   var chunks = {}, pending = {}, buildMismatch = false;
@@ -328,15 +326,8 @@
       h("button", {type: "button", text: "Next ›", disabled: page >= pages, onclick: function () { go(page + 1); }}),
       jump, h("button", {type: "button", text: "Go", onclick: function () { go(Math.min(pages, Math.max(1, parseInt(jump.value, 10) || 1))); }}));
   }
-  function textMatch(q) {
-    var needle = (q || "").toLowerCase();
-    return function (values) {
-      if (!needle) { return true; }
-      return values.some(function (v) { return v && String(Array.isArray(v) ? v.join(" ") : v).toLowerCase().indexOf(needle) >= 0; });
-    };
-  }
   function upTo(a, b) { var n = Math.min(a.length, b.length); return a.slice(0, n) <= b.slice(0, n); }
-  Object.assign(PU, {listView: listView, pager: pager, textMatch: textMatch, upTo: upTo});
+  Object.assign(PU, {listView: listView, pager: pager, upTo: upTo});
 
   // --- routing --------------------------------------------------------------------
   var current = PU.current = {route: "", arg: "", params: {}};
@@ -354,7 +345,6 @@
   }
   function setParams(params) { location.hash = hashOf(current.route, current.arg, params); }
   PU.hashOf = hashOf;
-  PU.setParams = setParams;
   var renderSeq = 0, trail = [], scrolls = {};
   function render() {
     var hash = location.hash || "#overview";

@@ -277,7 +277,6 @@
     });
   }
 
-  PU.lateness = lateness;
   Object.assign(PU.pages, {overview: overviewPage, timeline: timelinePage, states: subjectsPage, context: contextPage, facet: facetRoute,
     knowledge: knowledgePage, hypotheses: hypothesesPage, followups: followupsPage, followup: followupRoute, diagnostics: diagnosticsPage});
   Object.assign(PU.nav, {facet: "context", followup: "followups"});

@@ -313,18 +313,15 @@ def _subjects(a):
 
 
 def _subject_rows(a, subjects):
-    seen, rows = set(), []
-    for rid, versions in subjects.items():
-        if id(versions) in seen:
-            continue
-        seen.add(id(versions))
-        live = [v for v in versions if v["status"] in ("current", "uncertain")]
-        last = (live or versions)[-1]
+    """One row per subject, led by its latest version still holding; the subject said last first."""
+    groups = {id(versions): versions for versions in subjects.values()}
+    latest = [([v for v in vs if v["status"] in ("current", "uncertain")] or vs)[-1] for vs in groups.values()]
+    rows = []
+    for last, versions in sorted(zip(latest, groups.values()), key=lambda lv: (a.said_key[lv[0]["id"]], lv[0]["id"]), reverse=True):
         rec = a.recs[last["id"]]
         rows.append({"id": last["id"], "kind": rec["kind"], "subject_key": rec.get("subject_key"), "title": last["title"],
                      "status": last["status"], "versions": len(versions), "said": last["said"],
-                     "first_said": versions[0]["said"], "domain": rec.get("domain"), "_key": a.said_key[last["id"]]})
-    rows.sort(key=lambda r: (r.pop("_key"), r["id"]), reverse=True)
+                     "first_said": versions[0]["said"], "domain": rec.get("domain")})
     return rows
 
 

@@ -117,13 +117,13 @@ class Words:
         return out
 
     def session_rows(self, sessions):
+        """Sessions, the one said last first."""
         rows = []
-        for sid, cids in sessions.items():
+        for sid, cids in sorted(sessions.items(), key=lambda kv: (self.key[kv[1][-1]], kv[0]), reverse=True):
             roles = [self.role(c) for c in cids]
             rows.append({"id": sid, "first_said": self.said(cids[0]), "last_said": self.said(cids[-1]),
                          "captures": len(cids), "user": roles.count("user"), "other": roles.count("other"),
-                         "speakers": sorted({self.caps[c]["speaker"] or "" for c in cids})[:8], "_key": self.key[cids[-1]]})
-        rows.sort(key=lambda r: (r.pop("_key"), r["id"]), reverse=True)
+                         "speakers": sorted({self.caps[c]["speaker"] or "" for c in cids})[:8]})
         return rows
 
     def session_item(self, sid, cids):
