@@ -305,6 +305,14 @@ class DashboardBrowserTest(unittest.TestCase):
         self.go("overview")
         self.assertRegex(self.text("#due"), r"overdue by \d+ days")
 
+    def test_an_entity_page_lists_each_story_once_newest_first(self):
+        self.go("entity/person-xiaoyu")
+        links = self.attrs("#app a[href^='#record/']", "href")
+        self.assertEqual(links.count("#record/event-wedding"), 1, "each story once")
+        dates = [d for d in self.attrs("[data-list=stories] li[data-id]", "data-date") if d]
+        self.assertEqual(dates, sorted(dates, reverse=True))
+        self.assertIn("我妹妹小雨下个月在杭州结婚", self.text("[data-list=stories]"), "with its words")
+
     def test_hypothesis_evidence_has_dates_and_quotes(self):
         self.go("record/hyp-homesick")
         supports = self.texts(".evidence.supports li")
