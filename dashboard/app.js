@@ -271,7 +271,6 @@
         var el = inputs[k], v = el.type === "checkbox" ? (el.checked ? el.value : "") : el.value.trim();
         if (v) { next[k] = v; }
       });
-      (opts.keep || []).forEach(function (k) { if (params[k]) { next[k] = params[k]; } });
       setParams(next);
     }
     if (opts.filters && opts.filters.length && !opts.hideBar) {

@@ -99,7 +99,7 @@
       "Phases show as bands; items without a date are listed apart at the end.");
     var filters = timelineFilters(f);
     var dated = PU.mount(PU.listView({name: "timeline", params: params, filters: filters, match: timelineMatch, noun: "dated items",
-      empty: "No dated events, states or decisions yet.", renderRow: function (r, prev) { return timelineRow(r, prev, true); }}));
+      empty: "No dated events, states or decisions yet.", renderRow: function (r, prev) { return timelineRow(r, prev, f.phases.length > 0); }}));
     var m = PU.listMeta("undated");
     PU.app.appendChild(h("h2", {id: "undated", text: "Undated: no date given (" + fmt(m.total) + ")"}));
     PU.app.appendChild(h("p", {cls: "muted", text: "Things whose time is not known, in the order they were said."}));
