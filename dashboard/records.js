@@ -226,7 +226,7 @@
       app.appendChild(h("nav", {cls: "neighbours", "aria-label": "previous and next"}, neighbour(pos.previous, "previous"),
         h("span", {cls: "muted pos", text: fmt(pos.index) + " of " + fmt(pos.total) + (pos.scope === "session" ? " in this session" : " in the archive")}), neighbour(pos.next, "next")));
       if (c.missing) {
-        app.appendChild(h("p", {cls: "notice bad", id: "withheld", text: c.withheld === "CAPTURE_HASH_MISMATCH" ?
+        app.appendChild(h("p", {cls: "notice bad", id: "withheld", text: c.withheld === "CAPTURE_TAMPERED" ?
           "The words are withheld: the file no longer matches the SHA-256 it was saved with. Restore it from a backup; see Diagnostics." :
           "The capture file is missing or unreadable (" + (c.withheld || "missing") + "): see Diagnostics."}));
       } else if (c.attachment) {

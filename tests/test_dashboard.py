@@ -317,7 +317,7 @@ class DashboardDataTest(ArchiveTest):
         target.write_text(target.read_text("utf-8").replace("上海", "北京"), "utf-8")
         data = dashboard.build_data(self.root)
         cid = self.ids["home_captures"][1]
-        self.assertEqual((data["items"]["cap"][cid]["text"], data["items"]["cap"][cid]["withheld"]), (None, "CAPTURE_HASH_MISMATCH"))
+        self.assertEqual((data["items"]["cap"][cid]["text"], data["items"]["cap"][cid]["withheld"]), (None, "CAPTURE_TAMPERED"))
         self.assertNotIn(cid, {head[1] for head, _v in data["search"]})
         self.assertEqual(data["items"]["rec"][self.ids["home"][1]]["quotes"], [], "no quote is served from changed words")
         self.assertEqual(data["diagnostics"]["withheld_words"]["items"][0]["id"], cid)

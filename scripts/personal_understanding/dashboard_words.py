@@ -1,7 +1,7 @@
 """The dashboard's side of the words: captures as they were said, sources, sessions, search text.
 
-Every capture's words are read through `capture.read_words`, which serves them only
-while they still match their registered SHA-256. A capture is placed in time by
+Every capture's words are read through `capture.checked_text`, which serves them only
+while they still match their registered SHA-256 (an attachment's bytes through `verify_capture`). A capture is placed in time by
 when it was said (`occurred_at`, in the offset it was given in; else the moment
 it was saved, `captured_at`); "saved" always means `captured_at`.
 """
@@ -9,7 +9,7 @@ it was saved, `captured_at`); "saved" always means `captured_at`.
 import os
 
 from . import paths, timeutil
-from .capture import read_words
+from .capture import checked_text, read_capture, verify_capture
 from .errors import PuError
 
 WORDS_CHARS = 50_000  # the words of one capture kept for its page and for search
@@ -57,13 +57,20 @@ class Words:
             self.pipeline_pages = set()
 
     def doc(self, cid):
+        """The capture's document with its words checked (None when missing, unreadable or changed)."""
         if cid not in self._docs:
-            cap = self.caps.get(cid)
+            cap, doc = self.caps.get(cid), None
             try:
-                self._docs[cid] = read_words(self.root, cap["path"], cap["sha256"]) if cap else None
+                if cap and cap["kind"] == "attachment":
+                    doc = read_capture(self.root, cap["path"])
+                    if not verify_capture(self.root, cap["path"], cap["sha256"]):
+                        doc, self.problems[cid] = None, "CAPTURE_TAMPERED"
+                elif cap:
+                    # the words come only from checked_text, the one read that checks them against their SHA-256
+                    doc = dict(read_capture(self.root, cap["path"]), text=checked_text(self.root, cap["path"], cap["sha256"]))
             except PuError as exc:
-                self._docs[cid] = None
-                self.problems[cid] = exc.code
+                doc, self.problems[cid] = None, exc.code
+            self._docs[cid] = doc
         return self._docs[cid]
 
     def text(self, cid):

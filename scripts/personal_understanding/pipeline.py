@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import archive, paths, storage, timeutil
 from .archive_index import open_index
-from .capture import read_capture, read_words
+from .capture import checked_text, read_capture
 from .errors import PuError
 from .textinput import sha256_hex
 
@@ -100,11 +100,11 @@ def _dashboard(fragment, text):
 
 
 def _hash_now(root, doc):
-    """The SHA-256 of a capture's stored words as they are now (to show a change, never to serve them)."""
+    """The SHA-256 of a capture's stored bytes as they are now (shown beside the registered one)."""
     if doc.get("kind") == "attachment":
         blob = paths.inside_root(root, doc.get("blob") or "")
         return sha256_hex(blob.read_bytes()) if blob.is_file() else None
-    return sha256_hex((doc.get("text") or "").encode("utf-8"))
+    return sha256_hex((doc.get("text") or "").encode("utf-8", "surrogatepass"))
 
 
 def _capture_section(root, index, cid, receipt):
@@ -113,13 +113,15 @@ def _capture_section(root, index, cid, receipt):
     recorded = row.get("utf8_sha256") or row.get("sha256")
     words, note = None, "The capture file is missing."
     try:
-        doc = read_words(root, path, recorded)
-        now_hash = recorded
-        words = (f"[attachment {doc.get('name')}, {doc.get('bytes')} bytes, {doc.get('media_type')}]"
-                 if doc.get("kind") == "attachment" else doc.get("text") or "")
+        doc = read_capture(root, path)
+        now_hash = _hash_now(root, doc)
+        if doc.get("kind") == "attachment":
+            words = f"[attachment {doc.get('name')}, {doc.get('bytes')} bytes, {doc.get('media_type')}]"
+        else:
+            words = checked_text(root, path, recorded)
     except PuError as exc:
-        if exc.code == "CAPTURE_HASH_MISMATCH":
-            now_hash, note = _hash_now(root, read_capture(root, path)), "The words are withheld: the file no longer matches its SHA-256."
+        if exc.code == "CAPTURE_TAMPERED":
+            note = "The words are withheld: the file no longer matches its SHA-256."
         else:
             now_hash = f"unreadable: {exc.message}"
     verified = now_hash == recorded
