@@ -6,12 +6,15 @@ import re
 import time
 import unittest
 
-from personal_understanding import classifier
+from tests.helpers import ArchiveTest
+
+from personal_understanding import capture, classifier, gate, receipts
 from personal_understanding.classifier import CLASSIFIER_VERSION, classify
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "classifier")
-KEYS = {"signal", "requires_personal_understanding", "reasons", "vetoed", "technical_evidence",
+KEYS = {"signal", "requires_personal_understanding", "recall", "reasons", "vetoed", "technical_evidence",
         "low_information", "language"}
+SKIP_CODES = {"technical", "question", "task", "acknowledgement", "small-talk"}
 
 
 def codes(result, field="reasons"):
@@ -39,7 +42,8 @@ class ShapeOfResult(Helpers):
         for text in ["我最近总是失眠", "how do I reverse a list in python", "明天几号", "", "唉"]:
             r = classify(text)
             self.assertEqual(set(r), KEYS)
-            self.assertIn(r["signal"], ("personal", "technical", "non-personal"))
+            self.assertIn(r["signal"], ("personal", "recall", "technical", "non-personal"))
+            self.assertIsInstance(r["recall"], bool)
             self.assertIn(r["language"], ("zh", "en", "mixed", "other"))
             for item in r["reasons"] + r["vetoed"]:
                 self.assertEqual(set(item), {"code", "evidence"})
@@ -84,6 +88,100 @@ class ShapeOfResult(Helpers):
             self.assertLess(len(item["evidence"]), len(text))
 
 
+class SavedByDefault(Helpers):
+    """A message is skipped only on evidence that it is not personal; plain accounts of a day are saved."""
+
+    def test_plain_statements_of_a_life(self):
+        self.assertSignal(["今天正式入学报到了，浙大计算机学院，王老师组里。", "吉他能弹完整的《晴天》了！",
+                           "我最近在学游泳，已经能游25米了", "复查结果：结节没变大，松了一口气。",
+                           "搬到杭州了，房租一个月 2800。", "老板说年终奖要砍一半", "周末把阳台的多肉全换了盆",
+                           "Group meeting was rough. Felt like an impostor.",
+                           "Sunday night again. Stomach knotted up thinking about Monday's standup."], "personal")
+
+    def test_reasons_name_the_structure_that_fired(self):
+        self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
+        self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))
+        self.assertIn("body-state", codes(classify("Sunday night again. Stomach knotted up thinking about Monday.")))
+        self.assertIn("body-state", codes(classify("下午去拔了智齿，半边脸都肿了")))
+        self.assertIn("self-reflection", codes(classify("Group meeting was rough. Felt like an impostor.")))
+
+    def test_no_evidence_either_way_is_full(self):
+        r = classify("The garden gate squeaks")
+        self.assertEqual(r["signal"], "personal")
+        self.assertEqual(codes(r), {"default-full"})
+        self.assertTrue(r["reasons"][0]["evidence"])
+
+    def test_typos_and_emoji_do_not_hide_a_life(self):
+        self.assertSignal(["cant sleep agian, brain wont shut up", "我妈又在催我找对像了", "got the apartment!!! 🎉",
+                           "今天 presentation 讲砸了，好丢人"], "personal")
+
+
+class SkipNeedsEvidence(Helpers):
+    def test_every_skip_names_its_evidence(self):
+        for text in ["明天几号", "convert 5 miles to km", "写一首关于春天的诗", "谢谢", "docker compose 端口冲突怎么办",
+                     "translate: the meeting is at 3pm", "nice weather today huh", "ok that makes sense, thanks"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertFalse(r["requires_personal_understanding"], r)
+                self.assertTrue(codes(r) and codes(r) <= SKIP_CODES, r)
+
+    def test_a_statement_beside_a_question_is_saved(self):
+        self.assertSignal(["北京今天天气怎么样"], "non-personal")
+        self.assertSignal(["下周要去北京面试。北京今天天气怎么样？"], "personal")
+
+    def test_questions_about_oneself_are_personal(self):
+        self.assertSignal(["我是不是太敏感了", "Am I overreacting about this?", "为什么我总是拖到最后一刻才做事"],
+                          "personal", "self-question")
+        self.assertSignal(["每天早上起来头疼是怎么回事", "老是半夜醒来是不是身体有问题"], "personal")
+
+    def test_generic_first_person_frames_are_not_oneself(self):
+        self.assertSignal(["how long should I boil an egg", "can I use baking soda instead of baking powder",
+                           "我能用苏打粉代替泡打粉吗", "请问地铁几点停运"], "non-personal")
+
+    def test_indirect_questions_are_statements(self):
+        self.assertSignal(["犹豫要不要换城市", "不知道怎么办，好烦", "can't sleep, brain won't stop"], "personal")
+
+
+class RecallTurns(Helpers):
+    def assertRecall(self, texts):
+        for text in texts:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual((r["signal"], r["requires_personal_understanding"], r["recall"]),
+                                 ("recall", False, True), r)
+                self.assertEqual(codes(r), {"recall-question"})
+                self.assertTrue(all(x["evidence"] for x in r["reasons"]))
+
+    def test_questions_to_the_memory(self):
+        self.assertRecall(["我最近怎么样", "家里谁欠我钱", "你还记得我上次说的那家餐厅吗", "我这个月去了几次健身房",
+                           "我对什么过敏来着", "what have I been worried about", "Who owes me money?",
+                           "How have I been sleeping lately?", "When is my mom's birthday?",
+                           "Did I ever mention my uncle to you?", "Remind me what I said about the apartment."])
+
+    def test_recall_with_something_new_is_personal(self):
+        for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
+                     "Did I tell you I got the job?", "When did I last visit my parents? Going again this weekend."]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)
+                self.assertIn("recall-question", codes(r))
+                self.assertGreater(len(codes(r)), 1, r)  # and what is new
+
+    def test_look_alikes_are_not_recall(self):
+        for text in ["我最近总是失眠怎么办", "我是不是太敏感了", "what should I get my dad for his birthday",
+                     "why do I always freeze up in meetings", "最近有什么新电影", "how do I reverse a list in python",
+                     "记得提醒我明天交房租"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["recall"], text)
+
+
+class RememberRequests(Helpers):
+    def test_always_full(self):
+        self.assertSignal(["记住：我对青霉素过敏", "帮我记一下，下周三下午三点看牙医", "just so you know, I don't eat pork",
+                           "remember that our repo uses tabs, not spaces", "记得提醒我明天交房租"],
+                          "personal", "remember-request")
+
+
 class FirstPerson(Helpers):
     def test_spec_examples(self):
         self.assertSignal(["我最近总是失眠"], "personal", "first-person-state")
@@ -107,8 +205,10 @@ class FirstPerson(Helpers):
                            "I'm from Brazil"], "personal", "self-description")
 
     def test_someone_else_or_an_organisation(self):
-        self.assertSignal(["他们离婚了", "please rewrite: We regret to inform you that your application failed",
+        self.assertSignal(["please rewrite: We regret to inform you that your application failed",
                            "我要写一份工作总结，帮我列个提纲"], "non-personal")
+        # Someone else's event is not the speaker's; saved by default, since "they" may be the parents.
+        self.assertNotIn("omitted-subject-event", codes(classify("他们离婚了")))
 
     def test_requests_to_the_assistant_are_not_first_person(self):
         self.assertSignal(["给我写一首关于秋天的诗", "tell me a joke", "help me name a bakery"], "non-personal")
@@ -124,7 +224,8 @@ class FeelingWithoutSubject(Helpers):
                            "completely drained", "kinda heartbroken tbh"], "personal", "feeling-no-subject")
 
     def test_comforting_someone_else_is_not_a_feeling(self):
-        self.assertSignal(["不用担心，会议推迟了"], "non-personal")
+        r = classify("不用担心，会议推迟了")
+        self.assertFalse(codes(r) & {"feeling-no-subject", "first-person-state"}, r)
 
     def test_mood_words_in_impersonal_requests(self):
         self.assertSignal(["write a story about a lonely robot", "写一首关于孤独的诗", "什么是焦虑症",
@@ -139,11 +240,12 @@ class DeHuangShape(Helpers):
                 self.assertEqual(r["signal"], "personal")
                 self.assertIn("de-huang-shape", codes(r))
 
-    def test_body_needs_excluded(self):
+    def test_body_needs_are_the_body_not_a_feeling(self):
         for text in ["饿得慌", "渴得慌", "撑得慌", "冷得慌"]:
             with self.subTest(text=text):
-                self.assertNotIn("de-huang-shape", codes(classify(text)))
-                self.assertEqual(classify(text)["signal"], "non-personal")
+                r = classify(text)
+                self.assertNotIn("de-huang-shape", codes(r))
+                self.assertEqual((r["signal"], codes(r)), ("personal", {"body-state"}))
 
     def test_shape_is_open_not_a_list(self):
         # A character that appears in no word list still forms the shape.
@@ -211,6 +313,18 @@ class TechnicalVeto(Helpers):
         self.assertSignal(["this race condition makes me want to cry", "I'm so frustrated with this webpack config",
                            "正则写得我要疯了", "部署失败了，心态崩了", "debug 了一整天终于修好了"], "technical")
 
+    def test_a_life_inside_a_technical_message(self):
+        for text in ["debugging till 3am again, my wife is furious", "改 bug 改到凌晨两点，胃又开始疼了",
+                     "写完这个接口就去接孩子，今天老婆加班", "can't focus on this python homework, my grandma is in the hospital",
+                     "been coding since 6am and haven't eaten anything"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "personal", r)
+                self.assertTrue(r["technical_evidence"], r)
+
+    def test_figures_of_speech_about_code_are_vetoed(self):
+        self.assertSignal(["这段代码看得我头疼", "this regex makes my head hurt"], "technical")
+
     def test_life_survives_technical_words(self):
         r = classify("I've been so burned out at my job, my manager rejects every PR and I'm thinking of quitting")
         self.assertEqual(r["signal"], "personal")
@@ -273,22 +387,25 @@ class Performance(unittest.TestCase):
 
 
 class LabelledSet(unittest.TestCase):
-    def test_fixture_sizes(self):
-        labelled, heldout = load("labelled.jsonl"), load("heldout.jsonl")
+    def test_fixture_sizes_and_sets_are_disjoint(self):
+        labelled, heldout, testset = load("labelled.jsonl"), load("heldout.jsonl"), load("testset.jsonl")
         self.assertGreaterEqual(len(labelled), 200)
         self.assertGreaterEqual(len(heldout), 80)
-        self.assertFalse({r["text"] for r in labelled} & {r["text"] for r in heldout})
+        self.assertGreaterEqual(len(testset), 300)
+        texts = [{r["text"].strip().lower() for r in rows} for rows in (labelled, heldout, testset)]
+        self.assertFalse(texts[0] & texts[1])
+        self.assertFalse(texts[0] & texts[2])  # only a count: the test set's lines are never read one by one
 
-    def test_floor(self):
+    def test_floor_on_the_dev_set(self):
         rows = load("labelled.jsonl")
-        got = [classify(r["text"])["signal"] for r in rows]
-        tp = sum(r["label"] == "personal" and g == "personal" for r, g in zip(rows, got))
-        fp = sum(r["label"] != "personal" and g == "personal" for r, g in zip(rows, got))
-        fn = sum(r["label"] == "personal" and g != "personal" for r, g in zip(rows, got))
-        self.assertGreaterEqual(tp / (tp + fn), 0.93, "personal recall")
-        self.assertGreaterEqual(tp / (tp + fp), 0.93, "personal precision")
-        accuracy = sum(r["label"] == g for r, g in zip(rows, got)) / len(rows)
-        self.assertGreaterEqual(accuracy, 0.92, "three-way accuracy")
+        got = [classify(r["text"]) for r in rows]
+        personal = [g["requires_personal_understanding"] for r, g in zip(rows, got) if r["label"] == "personal"]
+        other = [g["requires_personal_understanding"] for r, g in zip(rows, got)
+                 if r["label"] in ("technical", "non-personal")]
+        asked = [g["signal"] == "recall" for r, g in zip(rows, got) if r["label"] == "recall"]
+        self.assertGreaterEqual(sum(personal) / len(personal), 0.97, "personal recall")
+        self.assertLessEqual(sum(other) / len(other), 0.05, "false-positive rate")
+        self.assertGreaterEqual(sum(asked) / len(asked), 0.90, "recall questions recognised")
 
 
 class DataFiles(unittest.TestCase):
@@ -305,6 +422,36 @@ class DataFiles(unittest.TestCase):
     def test_module_does_not_write(self):
         src = open(classifier.__file__, encoding="utf-8").read()
         self.assertIsNone(re.search(r"open\([^)]*['\"][wa]", src))
+
+
+class ReadTurnReceipt(ArchiveTest):
+    def test_pure_recall_is_a_read_turn_with_nothing_to_save(self):
+        out = receipts.preflight(self.root, "我最近怎么样", turn_id="r1")
+        rec = out["receipt"]
+        self.assertEqual((rec["signal"], rec["tier"], rec["read_turn"]), ("recall", "skip", True))
+        self.assertEqual(rec["required_actions"], ["recall"])
+        self.assertEqual([r["code"] for r in rec["reasons"]], ["recall-question"])
+        self.assertIn("{cmd:retrieve_v2}", out["next"])
+        self.refused("CAPTURE_NOT_REQUIRED", capture.capture_text, self.root, "我最近怎么样", "r1")
+        check = gate.session_check(self.root, "r1")
+        self.assertTrue(check["obligations_met"])
+        self.assertFalse(check["may_claim_saved"])
+
+    def test_recall_with_news_is_full_and_a_read_turn(self):
+        text = "Did I tell you I got the job? Who did I say I'd call first?"
+        rec = receipts.preflight(self.root, text, turn_id="r2")["receipt"]
+        self.assertEqual((rec["tier"], rec["read_turn"]), ("full", True))
+        self.assertIn("capture", rec["required_actions"])
+
+    def test_other_turns_are_not_read_turns(self):
+        for turn, text in (("p", "我决定辞职了"), ("t", "how do I reverse a list in python")):
+            rec = receipts.preflight(self.root, text, turn_id=turn)["receipt"]
+            self.assertFalse(rec["read_turn"])
+            self.assertNotIn("recall", rec["required_actions"])
+
+    def test_skip_keeps_skip_evidence_as_reasons(self):
+        rec = receipts.preflight(self.root, "明天几号", turn_id="s1", tier="skip")["receipt"]
+        self.assertEqual((rec["reasons_suppressed"], [r["code"] for r in rec["reasons"]]), ([], ["question"]))
 
 
 if __name__ == "__main__":

@@ -90,14 +90,15 @@ def run(root):
                            "capture": {"capture_id": cap["capture_id"], "utf8_sha256": cap["utf8_sha256"]},
                            "gate": {"may_claim_saved": check["may_claim_saved"]}})
 
-    # Recall: a later turn asks in other words; the answer comes with its evidence path.
+    # Recall: a later turn asks in other words. A read turn: nothing new to save, the answer comes
+    # with its evidence path.
     text = "我姐那边婚礼的事定了吗？"
-    receipts.preflight(root, text, turn_id="demo-t4", session_id="demo")
-    cap = capture.capture_text(root, text, "demo-t4")
-    found = probe(root, "妹妹 婚礼", capture_id=cap["capture_id"])
-    zero = probe(root, "想家了", capture_id=cap["capture_id"])
-    ledger.finalize(root, cap["capture_id"], "no-derivation-needed", "a question about the wedding; nothing new said")
+    rec = receipts.preflight(root, text, turn_id="demo-t4", session_id="demo")["receipt"]
+    found = probe(root, "妹妹 婚礼", maintenance=True)
+    zero = probe(root, "想家了", maintenance=True)
     _say(f"turn demo-t4  user: {text}")
+    _say(f"  receipt   tier={rec['tier']} signal={rec['signal']} read_turn={rec['read_turn']} "
+         f"required_actions={rec['required_actions']}")
     for row in found["top"][:3]:
         why = row["why"]
         how = why.get("alias_route", {}).get("aliases") or list(why.get("matched", {})) or why.get("via")
@@ -106,6 +107,8 @@ def run(root):
         _say(f"  associate 想家了 -> {assoc['id']} along {' -> '.join(assoc['via'])}")
     words = deep(root, [event], "turn")["items"][0]["verbatim"][0]
     _say(f"  words     {words['capture_id']}: {words['spans'][0]['quote']!r} (sha256 {words['utf8_sha256'][:16]}…)")
+    proof["turns"].append({"turn_id": "demo-t4", "receipt": {k: rec[k] for k in ("tier", "signal", "read_turn",
+                                                                                  "required_actions")}})
     proof["recall"] = {"query": "妹妹 婚礼", "trace_id": found["trace_id"],
                        "top": [{"id": r["id"], "why": r["why"]} for r in found["top"][:3]],
                        "associations_for_想家了": zero["associations"][:2], "verbatim": words}

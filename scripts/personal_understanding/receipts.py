@@ -2,7 +2,8 @@
 
 A receipt fixes, before the agent answers, what this turn obliges it to do:
 whether the message carries personal material (then it must be captured,
-read against memory, derived or closed, and gated) and why. Receipts are
+read against memory, derived or closed, and gated) and why, and whether it
+asks the memory (`read_turn`: recall is then the turn's own read). Receipts are
 append-only; a turn's later receipt (an upgrade to `full`) supersedes the
 earlier one by version.
 """
@@ -17,6 +18,7 @@ from .textinput import check_size, require_text, sha256_hex
 TIERS = ("auto", "full", "skip")
 FULL_ACTIONS = ["capture", "read", "derive_or_close", "session_check"]
 LIGHT_ACTIONS = ["capture", "light_read", "derive_or_close", "session_check"]
+READ_ACTIONS = ["recall"]  # a question to the memory with nothing new to save
 
 
 def _decide(found, tier):
@@ -27,13 +29,15 @@ def _decide(found, tier):
             reasons.append({"code": "declared-full", "evidence": "the agent declared this turn personal"})
         return True, reasons, []
     if tier == "skip":
-        return False, [], reasons  # recorded, never dropped silently
+        if found["requires_personal_understanding"]:
+            return False, [], reasons  # recorded, never dropped silently
+        return False, reasons, []
     return found["requires_personal_understanding"], reasons, []
 
 
-def _actions(requires, low_information):
+def _actions(requires, low_information, read_turn):
     if not requires:
-        return []
+        return list(READ_ACTIONS) if read_turn else []
     return list(LIGHT_ACTIONS if low_information else FULL_ACTIONS)
 
 
@@ -98,10 +102,11 @@ def _receipt(turn_id, session_id, digest, chars, moment, found, tier_requested, 
         "tier": "full" if requires else "skip",
         "tier_requested": tier_requested,
         "low_information": bool(found["low_information"]) and requires,
+        "read_turn": bool(found.get("recall")),
         "reasons": reasons,
         "reasons_suppressed": suppressed,
         "vetoed": found.get("vetoed", []),
-        "required_actions": _actions(requires, found["low_information"]),
+        "required_actions": _actions(requires, found["low_information"], found.get("recall")),
         "language": found.get("language"),
         "classifier_version": CLASSIFIER_VERSION,
     }
@@ -125,6 +130,9 @@ def _result(root, receipt, repeated, notice):
             out["next"] = "Low-information turn: capture it now, do a light read, answer naturally, close the capture, then session_check."
         else:
             out["next"] = "Capture the exact message (capture_user_update), read memory with the capture id, derive records or close it, then session_check."
+    elif receipt.get("read_turn"):
+        out["next"] = ("Read turn: the message asks the memory. Recall with {cmd:retrieve_v2} for this turn "
+                       "({arg:turn_id}) and answer from what it finds; nothing to save.")
     else:
         out["next"] = "Nothing to save for this turn; answer normally."
     if notice:
