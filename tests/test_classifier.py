@@ -134,6 +134,10 @@ class SkipNeedsEvidence(Helpers):
                           "personal", "self-question")
         self.assertSignal(["每天早上起来头疼是怎么回事", "老是半夜醒来是不是身体有问题"], "personal")
 
+    def test_a_plight_or_a_life_decision_put_as_a_question(self):
+        self.assertSignal(["分手了怎么走出来", "女儿不肯去幼儿园怎么办", "要不要辞职去读研", "跟婆婆提分开住怎么开口",
+                           "Is 40 too late to change careers?"], "personal")
+
     def test_generic_first_person_frames_are_not_oneself(self):
         self.assertSignal(["how long should I boil an egg", "can I use baking soda instead of baking powder",
                            "我能用苏打粉代替泡打粉吗", "请问地铁几点停运"], "non-personal")
@@ -156,7 +160,9 @@ class RecallTurns(Helpers):
         self.assertRecall(["我最近怎么样", "家里谁欠我钱", "你还记得我上次说的那家餐厅吗", "我这个月去了几次健身房",
                            "我对什么过敏来着", "what have I been worried about", "Who owes me money?",
                            "How have I been sleeping lately?", "When is my mom's birthday?",
-                           "Did I ever mention my uncle to you?", "Remind me what I said about the apartment."])
+                           "Did I ever mention my uncle to you?", "Remind me what I said about the apartment.",
+                           "What's been going on with me this month?", "我的身份证放哪了", "我下周有什么安排",
+                           "Any news on my visa application?", "When does my gym membership run out?"])
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
@@ -170,7 +176,7 @@ class RecallTurns(Helpers):
     def test_look_alikes_are_not_recall(self):
         for text in ["我最近总是失眠怎么办", "我是不是太敏感了", "what should I get my dad for his birthday",
                      "why do I always freeze up in meetings", "最近有什么新电影", "how do I reverse a list in python",
-                     "记得提醒我明天交房租"]:
+                     "记得提醒我明天交房租", "remind me how to boil rice", "what did I get wrong in this while loop"]:
             with self.subTest(text=text):
                 self.assertFalse(classify(text)["recall"], text)
 

@@ -253,7 +253,8 @@ def classify(text):
         return _result("personal", [("low-information", short(body))], low=True, lang=lang)
 
     msg = _Message(body, lex)
-    asked = [] if msg.wrapper else forms.recall(msg.sents, lex, msg.technical)
+    # Any technical word keeps "what did I do wrong in this loop" a technical question.
+    asked = [] if msg.wrapper else forms.recall(msg.sents, lex, msg.score > 0)
     if not asked:
         v = _judge(msg, lex)
         return _result(v.signal, v.reasons, v.vetoed, v.tech, lang=lang)

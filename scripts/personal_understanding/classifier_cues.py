@@ -118,6 +118,10 @@ def _compile(data):
     events = zh["life_events"] + zh["life_events_pronoun_only"]
     zre["plan"] = re.compile(alt(zh["decisions_strong"] + zh["decisions_weak"]) + gap + alt(events))
     zre["result"] = re.compile(alt(zh["event_result_verbs"]))
+    people = zh["relations_intimate"] + zh["relations"] + zh["relations_work"]
+    zre["relational"] = re.compile(r"(?<![他她它])" + alt(zh["relational_preps"]) + alt(people))
+    zre["predicament"] = re.compile(alt(zh["predicament_marks"]) + r"[^，,。！？!?；;\n]{0,12}?"
+                                    + alt(zh["predicament_questions"]))
     zre["body"] = re.compile(alt(zh["body_parts"]) + r"[^，,。！？!?；;\s]{0,%d}?" % ZH_BODY_GAP
                              + alt(zh["body_symptoms"]))
     index = {}  # English phrases: first token -> [(tokens, category)]
@@ -291,7 +295,9 @@ def zh_cues(t, lex, hits):
         end = min(cbounds[cid[a]][1], b + ZH_EVENT_TAIL)
         # 工作/房子 are too common: they need a real result verb (丢了, 定了), not any 了.
         mark = (zre["result"] if (a, b) in strict else _ZH_EVENT_MARK).search(t, b, end)
-        if (mark or ((a, b) not in strict and t[b - 1] == "了")) and not ZH_QUESTION.search(t[a:end]):
+        done = mark.end() if mark else b
+        # 失恋了怎么走出来 happened; 签证需要哪些材料 asks about one that has not
+        if (mark or ((a, b) not in strict and t[b - 1] == "了")) and not ZH_QUESTION.search(t[a:done]):
             hits.add("omitted-subject-event", t[a:mark.end() if mark else b], "life")
     for a, b in m["split"]:
         hits.add("omitted-subject-event", t[a:b], "life")
@@ -300,6 +306,14 @@ def zh_cues(t, lex, hits):
     for a, b in m["plan"]:
         if not question(a):
             hits.add("decision", t[a:b], "life")
+
+    for a, b in m["decision_questions"]:  # 二胎要不要生, 要不要辞职: a life decision put as a question
+        for x in idx["life_events"].between(cbounds[cid[a]][0], cbounds[cid[a]][1]):
+            hits.add("decision", join(t, cid, (a, b), x), "life")
+    for a, b in m["relational"]:  # 跟老板提加薪, 和老婆吵架: the speaker with their people
+        hits.add("relationship-mention", t[a:b], "soft")
+    for x in zre["predicament"].finditer(t):  # 孩子不肯上学怎么办, 手机掉水里了怎么办: the asker's own plight
+        hits.add("predicament", x.group(0), "soft")
 
     supported = {cid[x[0]] for c in ("life_events", "health", "feelings", "feelings_strong", "intense")
                  for x in m[c]}

@@ -22,6 +22,9 @@ _LEAD, _TAIL = re.compile("^" + _EDGE), re.compile(_EDGE + "$")
 _ZH_FINAL = re.compile(r"[吗么呢][啊呀哈嘛啦]?$")
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
+_ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
+# 我的车险什么时候到期: when something of the speaker's happens
+_ZH_OWN_WHEN = re.compile(r"(?:我的|我家|我们家|家里)[^，,。？?]{0,10}?(?:什么时候|哪天|几号|哪年|几月)")
 _ZH_CLEFT = re.compile(r"是.{0,6}?(?:什么时候|哪天|哪年|哪个月|几月|几号|哪里|在哪|哪儿|谁|怎么).{0,8}?的")
 _LETTER = re.compile(r"[a-z\u3400-\u9fff]")
 _EN_SELF = re.compile(r"(?<![a-z'])(?:i|i'm|im|i've|ive|i'd|i'll|me|myself|we|we're|we've|us)(?![a-z'])")
@@ -33,9 +36,12 @@ _EN_PAST_SELF = re.compile(
 _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
     r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is)\s+(?:my|our)(?![a-z])")
+_EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:does|do|is|was|will|did)\s+"
+                          r"(?:my|our)(?![a-z])")  # "when does my lease end?"
 _EN_HABIT = re.compile(r"(?<![a-z])do\s+(?:i|we)\s+(?:usually|always|normally|often|like|love|prefer|hate|enjoy|"
                        r"tend|take|eat|drink)(?![a-z])")
-_EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were)\s+(?:i|we)(?![a-z'])")
+_EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|we|my|our)(?![a-z'])")
+_EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us)(?![a-z'])")
 _SYMBOL = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 # Auxiliaries that also open statements; they ask only with a pronoun after them ("did I", "was it").
 _EN_STATEMENT_AUX = re.compile(r"^(?:was|were|did|had|have|has|[a-z]+n't)(?![a-z'])")
@@ -74,11 +80,12 @@ def _forms(lex):
             "zh_memory": anywhere(zh["memory_verbs"]), "en_memory": anywhere(en["memory_phrases"]),
             "zh_told": anywhere(zh["told_verbs"]), "en_told": anywhere(en["told_phrases"]),
             "zh_retrieve": anywhere(zh["retrieval_verbs"]), "en_retrieve": anywhere(en["retrieval_phrases"]),
-            "zh_past": anywhere(zh["past_anchors"]), "en_past": anywhere(en["past_anchors"]),
+            "zh_anchor": anywhere(zh["record_anchors"]), "en_anchor": anywhere(en["record_anchors"]),
             "zh_slot": anywhere(zh["fact_slots"]), "zh_advice": anywhere(zh["advice_words"]),
             "en_advice": anywhere(en["advice_words"]),
             "zh_people": anywhere(zh["relations_intimate"] + zh["home_words"]),
             "thanks": start(zh["thanks_words"] + en["thanks_words"]),
+            "implied_self": anywhere(zh["implied_self"] + en["implied_self"]),
             "template": anywhere(zh["template_words"] + en["template_words"]),
             "experience": anywhere(zh["experience_markers"] + en["experience_markers"]),
         }
@@ -215,7 +222,8 @@ def _self_subject(low, zh, lex):
     """The speaker is the subject, outside set phrases that only frame a request (请问, 'how do I')."""
     f = _forms(lex)
     rest = f["en_generic"].sub(" ", f["zh_generic"].sub(" ", f["zh_request"].sub(" ", low)))
-    return "我" in rest or "咱" in rest or bool(_EN_SELF.search(rest))
+    # "is 32 too old to start…", "这个年纪转行还来得及吗": the speaker is the one asked about
+    return "我" in rest or "咱" in rest or bool(_EN_SELF.search(rest) or f["implied_self"].search(low))
 
 
 def remember_request(sent, lex):
@@ -263,13 +271,14 @@ def _zh_recall(s, lex, technical):
         hit = None
         if memory and (asked or "来着" in c):
             hit = memory
-        elif f["zh_retrieve"].search(c) and "我" in own and (f["zh_past"].search(c) or memory):
+        elif f["zh_retrieve"].search(c) and "我" in own and (f["zh_anchor"].search(c) or memory):
             hit = f["zh_retrieve"].search(c)
         elif asked and mine and not technical and not f["zh_advice"].search(c.replace("因为什么", "什么")):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
-            past = f["zh_past"].search(low) or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
+            past = (f["zh_anchor"].search(low) or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
+                    or _ZH_PAST_WH.search(rest) or _ZH_OWN_WHEN.search(c))
             if wh and (past or f["zh_slot"].search(c) or who_me):
                 hit = wh
         if hit:
@@ -283,20 +292,25 @@ def _en_recall(s, lex, technical):
     f, low = _forms(lex), s.low
     body = _strip(low, f["en_fillers"])
     memory = f["en_memory"].search(low)
+    anchored = f["en_anchor"].search(low)
     hit = None
-    if memory and (s.question or low.startswith(("remind me", "tell me"))):
+    if memory and memory.group(0).startswith("remind me") and not _EN_SELF_ANY.search(low[memory.end():]):
+        memory = None  # "remind me how to tie a tie" asks for knowledge, not for the speaker's past
+    if memory and (s.question or low.startswith(("remind me", "tell me", "catch me"))):
         hit = memory
-    elif f["en_retrieve"].search(low) and re.search(r"(?<![a-z])(?:my|i|me)(?![a-z'])", low) \
-            and f["en_past"].search(low):
-        hit = f["en_retrieve"].search(low)
+    elif f["en_retrieve"].search(low) and _EN_SELF_ANY.search(low) and anchored:
+        hit = f["en_retrieve"].search(low)  # "give me a summary of my month"
     elif s.question and not technical and not f["en_advice"].search(low):
         wh = f["en_question"].match(body)
-        if wh and not _EN_AUX_SELF.match(body):
+        aux = _EN_AUX_SELF.match(body)
+        if wh and not aux:
             who_me = body.startswith(("who ", "who's")) and re.search(r"(?<![a-z])(?:me|my)(?![a-z])", body)
-            if _EN_PAST_SELF.search(body) or _EN_FACT_SLOT.match(body) or _EN_HABIT.search(body) or who_me:
+            if (_EN_PAST_SELF.search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body)
+                    or _EN_HABIT.search(body) or who_me
+                    or (anchored and _EN_SELF_ANY.search(body))):  # "what's going on with me lately?"
                 hit = wh
-        elif _EN_AUX_SELF.match(body) and f["en_past"].search(body):
-            hit = _EN_AUX_SELF.match(body)
+        elif aux and (anchored or " or " in body):  # "am I sleeping better these days?", "is it June or July?"
+            hit = aux
     if not hit:
         return []
     told = f["en_told"].search(low)
