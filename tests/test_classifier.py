@@ -162,7 +162,8 @@ class RecallTurns(Helpers):
                            "How have I been sleeping lately?", "When is my mom's birthday?",
                            "Did I ever mention my uncle to you?", "Remind me what I said about the apartment.",
                            "What's been going on with me this month?", "我的身份证放哪了", "我下周有什么安排",
-                           "Any news on my visa application?", "When does my gym membership run out?"])
+                           "Any news on my visa application?", "When does my gym membership run out?",
+                           "上周睡得怎么样", "How's the diet been this month?"])
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
@@ -176,7 +177,8 @@ class RecallTurns(Helpers):
     def test_look_alikes_are_not_recall(self):
         for text in ["我最近总是失眠怎么办", "我是不是太敏感了", "what should I get my dad for his birthday",
                      "why do I always freeze up in meetings", "最近有什么新电影", "how do I reverse a list in python",
-                     "记得提醒我明天交房租", "remind me how to boil rice", "what did I get wrong in this while loop"]:
+                     "记得提醒我明天交房租", "remind me how to boil rice", "what did I get wrong in this while loop",
+                     "最近学习怎么这么累", "你知道我有多委屈吗", "最近有什么好看的电影", "How have things been?"]:
             with self.subTest(text=text):
                 self.assertFalse(classify(text)["recall"], text)
 

@@ -35,11 +35,15 @@ _EN_PAST_SELF = re.compile(
     r"left|kept|lost|thought|wrote|read|heard|tried|began|started))(?![a-z'])")
 _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
-    r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is)\s+(?:my|our)(?![a-z])")
+    r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is|how\s+old\s+(?:is|are)|"
+    r"how\s+tall\s+is|what\s+day\s+is|what\s+time\s+is)\s+(?:my|our)(?![a-z])")
 _EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:does|do|is|was|will|did)\s+"
                           r"(?:my|our)(?![a-z])")  # "when does my lease end?"
-_EN_HABIT = re.compile(r"(?<![a-z])do\s+(?:i|we)\s+(?:usually|always|normally|often|like|love|prefer|hate|enjoy|"
-                       r"tend|take|eat|drink)(?![a-z])")
+_EN_HABIT = re.compile(r"(?<![a-z])(?:do\s+(?:i|we)\s+(?:usually|always|normally|often|like|love|prefer|hate|enjoy|"
+                       r"tend|take|eat|drink|live|work|owe|weigh|drive|study|use)|am\s+i\s+allergic|how\s+old\s+am\s+i)"
+                       r"(?![a-z])")
+# "how's work been lately?": the speaker's own days, no pronoun needed
+_EN_TOPIC_Q = re.compile(r"^(?:how's|hows|how\s+is|how\s+has|how\s+have|how\s+was|how\s+are|what's|any)\s+")
 _EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|we|my|our)(?![a-z'])")
 _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us)(?![a-z'])")
 _SYMBOL = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
@@ -81,6 +85,9 @@ def _forms(lex):
             "zh_told": anywhere(zh["told_verbs"]), "en_told": anywhere(en["told_phrases"]),
             "zh_retrieve": anywhere(zh["retrieval_verbs"]), "en_retrieve": anywhere(en["retrieval_phrases"]),
             "zh_anchor": anywhere(zh["record_anchors"]), "en_anchor": anywhere(en["record_anchors"]),
+            "zh_topic": anywhere(zh["self_topics"]), "en_topic": anywhere(en["self_topics"]),
+            "zh_others": anywhere(zh["other_people"]), "en_others": anywhere(en["other_people"]),
+            "zh_rhetorical": anywhere(zh["rhetorical"]),
             "zh_slot": anywhere(zh["fact_slots"]), "zh_advice": anywhere(zh["advice_words"]),
             "en_advice": anywhere(en["advice_words"]),
             "zh_people": anywhere(zh["relations_intimate"] + zh["home_words"]),
@@ -266,8 +273,12 @@ def _zh_recall(s, lex, technical):
         c = low[a:b]
         asked = s.question and (i == len(clauses) - 1 or _is_question(c, c, True, lex))
         own = f["zh_request"].sub(" ", c)
-        mine = "我" in own or bool(f["zh_people"].search(c))
+        # 最近心情怎么样, 这周睡得怎么样: Chinese drops the 我 when the speaker's own days are asked about
+        dropped = (not f["zh_others"].search(c) and f["zh_topic"].search(c) and f["zh_anchor"].search(low))
+        mine = "我" in own or bool(f["zh_people"].search(c)) or bool(dropped)
         memory = f["zh_memory"].search(c)
+        if memory and f["zh_rhetorical"].search(c):
+            memory = None  # 你知道我有多累吗 tells, it does not ask
         hit = None
         if memory and (asked or "来着" in c):
             hit = memory
@@ -305,7 +316,9 @@ def _en_recall(s, lex, technical):
         aux = _EN_AUX_SELF.match(body)
         if wh and not aux:
             who_me = body.startswith(("who ", "who's")) and re.search(r"(?<![a-z])(?:me|my)(?![a-z])", body)
-            if (_EN_PAST_SELF.search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body)
+            topical = (_EN_TOPIC_Q.match(body) and f["en_topic"].search(body[:40]) and not f["en_others"].search(body)
+                       and (anchored or re.search(r"(?<![a-z])been(?![a-z])", body)))
+            if (_EN_PAST_SELF.search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body) or topical
                     or _EN_HABIT.search(body) or who_me
                     or (anchored and _EN_SELF_ANY.search(body))):  # "what's going on with me lately?"
                 hit = wh
