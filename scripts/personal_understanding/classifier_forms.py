@@ -24,7 +24,7 @@ _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
 # 我的车险什么时候到期: when something of the speaker's happens
-_ZH_OWN_WHEN = re.compile(r"(?:我的|我家|我们家|家里)[^，,。？?]{0,10}?(?:什么时候|哪天|几号|哪年|几月)")
+_ZH_OWN_WHEN = re.compile(r"(?:我|我家|我们家|家里)[^，,。？?]{0,10}?(?:什么时候|哪天|几号|哪年|几月)")
 _ZH_CLEFT = re.compile(r"是.{0,6}?(?:什么时候|哪天|哪年|哪个月|几月|几号|哪里|在哪|哪儿|谁|怎么).{0,8}?的")
 _LETTER = re.compile(r"[a-z\u3400-\u9fff]")
 _EN_SELF = re.compile(r"(?<![a-z'])(?:i|i'm|im|i've|ive|i'd|i'll|me|myself|we|we're|we've|us)(?![a-z'])")
@@ -37,8 +37,8 @@ _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
     r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is|how\s+old\s+(?:is|are)|"
     r"how\s+tall\s+is|what\s+day\s+is|what\s+time\s+is)\s+(?:my|our)(?![a-z])")
-_EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:does|do|is|was|will|did)\s+"
-                          r"(?:my|our)(?![a-z])")  # "when does my lease end?"
+_EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:(?:does|do|is|was|will|did)\s+"
+                          r"(?:my|our)|(?:am|do|did|was)\s+(?:i|we))(?![a-z'])")  # "when does my lease end?", "when am I…"
 _EN_HABIT = re.compile(r"(?<![a-z])(?:do\s+(?:i|we)\s+(?:usually|always|normally|often|like|love|prefer|hate|enjoy|"
                        r"tend|take|eat|drink|live|work|owe|weigh|drive|study|use)|am\s+i\s+allergic|how\s+old\s+am\s+i)"
                        r"(?![a-z])")
@@ -280,7 +280,7 @@ def _zh_recall(s, lex, technical):
         if memory and f["zh_rhetorical"].search(c):
             memory = None  # 你知道我有多累吗 tells, it does not ask
         hit = None
-        if memory and (asked or "来着" in c):
+        if memory and (asked or "来着" in c or _task(c, lex)):  # 列出我最近提到的人
             hit = memory
         elif f["zh_retrieve"].search(c) and "我" in own and (f["zh_anchor"].search(c) or memory):
             hit = f["zh_retrieve"].search(c)
@@ -307,7 +307,7 @@ def _en_recall(s, lex, technical):
     hit = None
     if memory and memory.group(0).startswith("remind me") and not _EN_SELF_ANY.search(low[memory.end():]):
         memory = None  # "remind me how to tie a tie" asks for knowledge, not for the speaker's past
-    if memory and (s.question or low.startswith(("remind me", "tell me", "catch me"))):
+    if memory and (s.question or _task(low, lex) or low.startswith(("remind me", "tell me", "catch me"))):
         hit = memory
     elif f["en_retrieve"].search(low) and _EN_SELF_ANY.search(low) and anchored:
         hit = f["en_retrieve"].search(low)  # "give me a summary of my month"
