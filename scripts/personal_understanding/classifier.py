@@ -28,6 +28,7 @@ from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F40
 CLASSIFIER_VERSION = "2.0.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
+MAX_TECH_REASONS = 3
 NEW_MATERIAL = (6, 4)  # CJK chars / English words a statement beside a recall question needs to count as news
 DEFAULT_EVIDENCE = "no sign of a technical, factual, task or small-talk turn"
 
@@ -149,6 +150,10 @@ class _Verdict:
         self.default = default  # personal only because nothing said otherwise
 
 
+def _technical_reasons(msg):
+    return [("technical", e) for e in msg.tech[:MAX_TECH_REASONS]]
+
+
 def _cues(msg, lex):
     if msg.wrapper:
         return _wrapped(msg.wrapper[0], msg.wrapper[1], lex)
@@ -175,13 +180,13 @@ def _judge(msg, lex):
 
     vent_only = content and all(h[2] == "vent" for h in content)
     if content and (msg.technical or (msg.score and vent_only)) and not cues.survives(found):
-        return _Verdict("technical", vetoed=content, tech=msg.tech)
+        return _Verdict("technical", _technical_reasons(msg), vetoed=content, tech=msg.tech)
     lived = forms.experiential(msg.body, lex)
     topical = content and all(h[0] in cues.MOOD_ONLY for h in content) and not lived
     shaped = [s.form(lex, not content or topical) for s in msg.sents if not s.neutral]
     skips = [f for f in shaped if f]
     if not content and (msg.technical or (msg.score and any(f[0] in ("question", "task") for f in skips))):
-        return _Verdict("technical", [("technical", e) for e in msg.tech[:3]], tech=msg.tech)
+        return _Verdict("technical", _technical_reasons(msg), tech=msg.tech)
     if msg.wrapper and not content:
         return _Verdict("non-personal", [("task", short(msg.wrapper[0].strip()))], tech=msg.tech)
     if shaped and len(skips) == len(shaped):

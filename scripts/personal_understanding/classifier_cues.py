@@ -141,8 +141,9 @@ def _compile(data):
         "en_pronouns": set(en["pronouns"]), "en_other_owners": set(en["other_owners"]),
         "en_pref_excluded": [tuple(en_tokens(p)) for p in en["preference_excluded_next"]],
         "low": {norm_chunk(w) for w in zh["low_info"] + en["low_info"]},
-        # 唉算了吧 = 唉 + 算了 + 吧: a short run of sighs is still a sigh
+        # 哈哈好的 = 哈哈 + 好的: a run of acknowledgements is one
         "ack_zh": re.compile("(?:" + alt(w for w in zh["acknowledgements"] if CJK.search(w)) + ")+"),
+        # 唉算了吧 = 唉 + 算了 + 吧: a short run of sighs is still a sigh
         "low_zh": re.compile("(?:" + alt(w for w in zh["low_info"] + zh["acknowledgements"] if CJK.search(w)) + ")+"),
         "ack": {norm_chunk(w) for w in acks},
         "ack_raw": {" ".join(w.lower().split()) for w in acks},

@@ -21,27 +21,19 @@ _EDGE = "[\\s,，。.!！?？~～…、;；:：\\-—\"'“”‘’()（）]+"
 _LEAD, _TAIL = re.compile("^" + _EDGE), re.compile(_EDGE + "$")
 _ZH_FINAL = re.compile(r"[吗么呢][啊呀哈嘛啦]?$")
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
-# 是哪天打的疫苗: the 是…的 frame puts a question on a past event
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
 # 我的车险什么时候到期: when something of the speaker's happens
 _ZH_OWN_WHEN = re.compile(r"(?:我|我家|我们家|家里)[^，,。？?]{0,10}?(?:什么时候|哪天|几号|哪年|几月)")
+# 是哪天打的疫苗: the 是…的 frame puts a question on a past event
 _ZH_CLEFT = re.compile(r"是.{0,6}?(?:什么时候|哪天|哪年|哪个月|几月|几号|哪里|在哪|哪儿|谁|怎么).{0,8}?的")
 _LETTER = re.compile(r"[a-z\u3400-\u9fff]")
 _EN_SELF = re.compile(r"(?<![a-z'])(?:i|i'm|im|i've|ive|i'd|i'll|me|myself|we|we're|we've|us)(?![a-z'])")
-# I/we with a past or perfect verb: "did I", "have I been", "I liked", "we went".
-_EN_PAST_SELF = re.compile(
-    r"(?<![a-z'])(?:(?:did|have|had|was|were|has)\s+(?:i|we|(?:my|our)\s+[a-z']+)|i've|we've|(?:i|we)\s+(?:did|was|were|had|"
-    r"have\s+been|[a-z]{2,}ed|went|got|said|told|ate|saw|met|took|made|bought|felt|slept|spent|paid|lent|gave|"
-    r"left|kept|lost|thought|wrote|read|heard|tried|began|started))(?![a-z'])")
 _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
     r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is|how\s+old\s+(?:is|are)|"
     r"how\s+tall\s+is|what\s+day\s+is|what\s+time\s+is)\s+(?:my|our)(?![a-z])")
 _EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:(?:does|do|is|was|will|did)\s+"
                           r"(?:my|our)|(?:am|do|did|was)\s+(?:i|we))(?![a-z'])")  # "when does my lease end?", "when am I…"
-_EN_HABIT = re.compile(r"(?<![a-z])(?:do\s+(?:i|we)\s+(?:usually|always|normally|often|like|love|prefer|hate|enjoy|"
-                       r"tend|take|eat|drink|live|work|owe|weigh|drive|study|use)|am\s+i\s+allergic|how\s+old\s+am\s+i)"
-                       r"(?![a-z])")
 # "how's work been lately?": the speaker's own days, no pronoun needed
 _EN_TOPIC_Q = re.compile(r"^(?:how's|hows|how\s+is|how\s+has|how\s+have|how\s+was|how\s+are|what's|any)\s+")
 _EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|we|my|our)(?![a-z'])")
@@ -65,6 +57,13 @@ def _forms(lex):
         def anywhere(words):
             return re.compile(alt(words))
         lex["forms"] = {
+            # I/we with a past or perfect verb: "did I", "have I been", "I liked", "we went"
+            "en_past_self": re.compile(r"(?<![a-z'])(?:(?:did|have|had|was|were|has)\s+(?:i|we|(?:my|our)\s+[a-z']+)|"
+                                       r"i've|we've|(?:i|we)\s+(?:did|was|were|had|have\s+been|[a-z]{2,}ed|"
+                                       + alt(en["past_verbs"]) + r"))(?![a-z'])"),
+            # what the speaker habitually does or is: "what do I usually…", "what am I allergic to"
+            "en_habit": re.compile(r"(?<![a-z])(?:do\s+(?:i|we)\s+" + alt(en["habit_verbs"])
+                                   + r"|am\s+i\s+allergic|how\s+old\s+am\s+i)(?![a-z])"),
             "zh_polite": start(zh["polite_prefixes"]), "en_polite": start(en["polite_prefixes"]),
             "zh_task": start(zh["task_openers"]), "en_task": start(en["task_openers"]),
             "zh_ba_task": re.compile(r"^\s*把.{1,30}?" + alt(zh["ba_task_verbs"])),
@@ -75,7 +74,7 @@ def _forms(lex):
             "zh_not_question": re.compile(alt(zh["not_question"]) + "|" + alt(zh["indirect_question_verbs"]) + ".{0,3}?"
                                           + alt(zh["question_words"])),
             "zh_count_task": re.compile(r"^\s*" + alt(zh["quantity_task_verbs"]) + r"[一二两三四五六七八九十几\d]+"
-                                        + alt(zh["measure_words"] + ["道", "首", "篇", "句", "段", "部", "份"])),
+                                        + alt(zh["measure_words"] + zh["task_measure_words"])),
             "en_wonder": anywhere(en["wondering"]),
             "zh_generic": anywhere(zh["generic_frames"]), "en_generic": anywhere(en["generic_frames"]),
             "zh_request": anywhere(zh["request_prefixes"]),
@@ -89,6 +88,7 @@ def _forms(lex):
             "zh_others": anywhere(zh["other_people"]), "en_others": anywhere(en["other_people"]),
             "zh_rhetorical": anywhere(zh["rhetorical"]),
             "zh_slot": anywhere(zh["fact_slots"]), "zh_advice": anywhere(zh["advice_words"]),
+            "zh_advice_exempt": anywhere(zh["advice_exempt"]),
             "en_advice": anywhere(en["advice_words"]),
             "zh_people": anywhere(zh["relations_intimate"] + zh["home_words"]),
             "thanks": start(zh["thanks_words"] + en["thanks_words"]),
@@ -153,10 +153,10 @@ class Sentence:
         self.low = _TAIL.sub("", low[lead.end():] if lead else low)
         self.zh = bool(CJK.search(self.low))
         self.question = _is_question(self.raw, self.low, self.zh, lex)
-        low = low_information(self.raw.strip(), lex) if self.low else "personal"
-        self.ack = low == "ack"
-        self.neutral = low == "personal"  # a sigh among other sentences decides nothing
-        self.self_subject = _self_subject(self.low, self.zh, lex)
+        info = low_information(self.raw.strip(), lex) if self.low else "personal"
+        self.ack = info == "ack"
+        self.neutral = info == "personal"  # a sigh among other sentences decides nothing
+        self.self_subject = _self_subject(self.low, lex)
 
     def form(self, lex, cue_free):
         """(code, evidence) when the sentence itself says the turn is not personal."""
@@ -225,7 +225,7 @@ def _task(low, lex):
     return None
 
 
-def _self_subject(low, zh, lex):
+def _self_subject(low, lex):
     """The speaker is the subject, outside set phrases that only frame a request (请问, 'how do I')."""
     f = _forms(lex)
     rest = f["en_generic"].sub(" ", f["zh_generic"].sub(" ", f["zh_request"].sub(" ", low)))
@@ -284,7 +284,7 @@ def _zh_recall(s, lex, technical):
             hit = memory
         elif f["zh_retrieve"].search(c) and "我" in own and (f["zh_anchor"].search(c) or memory):
             hit = f["zh_retrieve"].search(c)
-        elif asked and mine and not technical and not f["zh_advice"].search(c.replace("因为什么", "什么")):
+        elif asked and mine and not technical and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c)):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
@@ -318,8 +318,8 @@ def _en_recall(s, lex, technical):
             who_me = body.startswith(("who ", "who's")) and re.search(r"(?<![a-z])(?:me|my)(?![a-z])", body)
             topical = (_EN_TOPIC_Q.match(body) and f["en_topic"].search(body[:40]) and not f["en_others"].search(body)
                        and (anchored or re.search(r"(?<![a-z])been(?![a-z])", body)))
-            if (_EN_PAST_SELF.search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body) or topical
-                    or _EN_HABIT.search(body) or who_me
+            if (f["en_past_self"].search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body) or topical
+                    or f["en_habit"].search(body) or who_me
                     or (anchored and _EN_SELF_ANY.search(body))):  # "what's going on with me lately?"
                 hit = wh
         elif aux and (anchored or " or " in body):  # "am I sleeping better these days?", "is it June or July?"
