@@ -241,7 +241,7 @@ def zh_cues(t, lex, hits):
     for p in pronouns:
         s, e = p
         clause_end = cbounds[cid[s]][1]
-        hits.add("first-person", t[s:min(clause_end, s + 8)], "weak")
+        hits.add("first-person", t[s:min(clause_end, s + 8)].rstrip("，,。！？!?；;：:、 \n"), "weak")
         for cat, kind in _ZH_RELATIONS:
             for a, b in near(cat, p, 0, 2):
                 # 我妈, 我的哥, 我和老公; but 我老家 is not a relative
