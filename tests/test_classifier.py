@@ -373,17 +373,8 @@ class LowInformation(Helpers):
         self.assertFalse(classify("ok so my landlord is raising the rent")["low_information"])
 
 
-class Performance(unittest.TestCase):
-    def test_typical_message_is_fast(self):
-        texts = ["我最近总是失眠", "I've been so burned out at my job and I'm thinking of quitting",
-                 "docker compose 端口冲突怎么办", "what's the capital of Peru"]
-        classify("warm up")
-        start = time.perf_counter()
-        for _ in range(50):
-            for t in texts:
-                classify(t)
-        per_call = (time.perf_counter() - start) / (50 * len(texts))
-        self.assertLess(per_call, 0.001)
+class HostileInput(unittest.TestCase):
+    """Linear patterns: input built to make a backtracking regex explode still finishes (speed is in bench_classifier)."""
 
     def test_no_catastrophic_backtracking(self):
         hostile = ["a" * 20000 + "!", "我" * 20000, "(" * 5000 + "x", "得慌" * 5000, "so " * 5000 + "tired",
