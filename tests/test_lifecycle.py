@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -12,6 +13,21 @@ from personal_understanding import (backup, capture, followups, forget, gate, hi
 from personal_understanding.archive_index import forget_cached, open_index
 from personal_understanding.errors import PuError
 from personal_understanding.retrieval.probe import probe
+
+
+def holding(root, phrase):
+    """Files under the root whose bytes hold `phrase`: zip members opened, the sqlite index included."""
+    found = []
+    for path in Path(root).rglob("*"):
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        if phrase.encode("utf-8") in data:
+            found.append(path.relative_to(root).as_posix())
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                found += [f"{path.name}/{n}" for n in zf.namelist() if phrase.encode("utf-8") in zf.read(n)]
+    return found
 
 
 class Base(ArchiveTest):
@@ -138,13 +154,20 @@ class ForgetTest(Base):
 
     def test_restore_cannot_resurrect_forgotten_material(self):
         snap = backup.backup_archive(self.root)["snapshot"]
+        outside = os.path.join(self.tmp, "usb-copy.zip")  # a copy forgetting cannot reach
+        Path(outside).write_bytes(Path(snap).read_bytes())
         forget.forget(self.root, self.secret, confirm=True)
-        out = restore.restore_archive(self.root, snap, apply=True)
+        dry = restore.restore_archive(self.root, outside)
+        self.assertEqual(dry["stays_forgotten"], [self.secret])
+        self.assertFalse(any(self.secret in p for p in dry["would_add"]))
+        out = restore.restore_archive(self.root, outside, apply=True)
         self.assertIn(self.secret, out["forgotten_again"])
         self.assertEqual(out["validate"]["status"], "clean", out["validate"]["problems"])
         self.assertIsNone(open_index(self.root).record(self.only))
         self.assertEqual(open_index(self.root).capture(self.secret)["status"], "forgotten")
+        self.assertEqual(holding(self.root, "心理医生"), [])
         self.assertEqual(probe(self.root, "心理医生", maintenance=True)["top"], [])
+        self.assertFalse(paths.staging_dir(self.root).exists() and os.listdir(paths.staging_dir(self.root)))
 
     def test_forgetting_a_record_recloses_its_capture(self):
         cid = self.say("我把吉他卖了", "t3")
@@ -164,6 +187,242 @@ class ForgetTest(Base):
         with self.assertRaises(PuError) as ctx:
             forget.forget(self.root, self.only, confirm=True)
         self.assertEqual(ctx.exception.code, "FORGET_ALREADY")
+
+
+class JournalledForgetTest(Base):
+    """A forget cut short by a failed write is honoured at once and finished by whoever writes next."""
+
+    def setUp(self):
+        super().setUp()
+        self.secret = self.say("我其实一直在吃抗焦虑的药，药名叫舍曲林", "t1")
+        self.other = self.say("最近工作压力很大", "t2")
+        self.shared = records.add_record(self.root, kind="state", title="压力大", summary="药名叫舍曲林，压力大",
+                                         capture_ids=[self.secret, self.other])["id"]
+        ledger.finalize(self.root, self.secret, "derived")
+        ledger.finalize(self.root, self.other, "derived")
+        self.path = open_index(self.root).capture(self.secret)["path"]
+
+    def fail_on(self, name):
+        from unittest import mock
+
+        real = getattr(storage, name)
+
+        def broken(root, path, *args, **kwargs):
+            if Path(path).name.startswith(self.secret):
+                raise PuError("WRITE_FAILED", f"{path}: I/O error", "retry")
+            return real(root, path, *args, **kwargs)
+        return mock.patch.object(storage, name, broken)
+
+    def test_a_failed_last_step_is_never_served_and_the_next_writer_finishes_it(self):
+        with self.fail_on("remove_file"), self.assertRaises(PuError):
+            forget.forget(self.root, self.secret, confirm=True)
+        self.assertTrue(Path(self.root, self.path).exists())  # the bytes are still on disk...
+        forget_cached()
+        from unittest import mock
+
+        with mock.patch.object(storage, "LOCK_HOOKS", []):  # reads alone: nobody finishes the forget yet
+            deep = probe_deep(self.root, [self.secret, self.shared])
+            self.assertNotIn("舍曲林", json.dumps(deep, ensure_ascii=False))  # ...but nothing serves them
+            self.assertEqual(probe(self.root, "舍曲林", maintenance=True)["top"], [])
+            self.refused("CAPTURE_NOT_FOUND", deep_verify, self.root, self.secret, "舍曲林")
+            self.assertNotEqual(validate.validate(self.root)["status"], "failed")
+        self.say("今天下雨了", "t3")  # any later writer completes the forget
+        self.assertFalse(Path(self.root, self.path).exists())
+        self.assertEqual(holding(self.root, "舍曲林"), [])
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+
+    def test_repair_finishes_a_forget_whose_intent_is_on_disk(self):
+        from unittest import mock
+
+        real = storage.append_jsonl
+        calls = []
+
+        def dies_after_the_intent(root, path, objs, *args, **kwargs):
+            calls.append(path)
+            if len(calls) > 1:
+                raise KeyboardInterrupt  # the process is killed here
+            return real(root, path, objs, *args, **kwargs)
+
+        with mock.patch.object(storage, "LOCK_HOOKS", []), mock.patch.object(storage, "append_jsonl", dies_after_the_intent):
+            with self.assertRaises(KeyboardInterrupt):
+                forget.forget(self.root, self.secret, confirm=True)
+        forget_cached()
+        self.assertNotIn("DERIVED_WITHOUT_RECORD", json.dumps(validate.validate(self.root)))
+        out = ledger.repair(self.root)
+        self.assertEqual(out["finished"], {"forgets": [self.secret]})
+        self.assertEqual(holding(self.root, "舍曲林"), [])
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+        self.refused("FORGET_ALREADY", forget.forget, self.root, self.secret, confirm=True)
+
+
+def probe_deep(root, ids):
+    from personal_understanding.retrieval.probe import retrieve
+
+    return retrieve(root, level="deep", ids=ids, maintenance=True)
+
+
+def deep_verify(root, capture_id, quote):
+    from personal_understanding.retrieval.deep import verify_quote
+
+    return verify_quote(root, capture_id, quote)
+
+
+class ForgetReachTest(Base):
+    """Forgetting reaches every copy of the words: quoted summaries, follow-ups, traces, the index, backups."""
+
+    def test_every_place_that_holds_the_words_is_listed_then_cleaned(self):
+        secret = self.say("我打算跟老板提辞职，下家是星河科技", "t1")
+        other = self.say("这周一直在加班", "t2")
+        state = records.add_record(self.root, kind="state", title="工作不顺", summary="下家是星河科技；一直在加班",
+                                   capture_ids=[secret, other])["id"]
+        entity = records.add_record(self.root, kind="entity", entity_type="school_or_organization", title="星河科技")["id"]
+        event = records.add_record(self.root, kind="event", title="打算辞职", capture_ids=[secret], entity_refs=[entity])["id"]
+        fu = followups.add_followup(self.root, "跟老板谈了吗？", secret, context="下家是星河科技", due_rule="+3d")["id"]
+        ledger.finalize(self.root, secret, "derived")
+        ledger.finalize(self.root, other, "derived")
+        probe(self.root, "星河科技", capture_id=secret)
+        snap = backup.backup_archive(self.root)["snapshot"]
+        before = self.snapshot()
+        dry = forget.forget(self.root, secret)
+        self.assertUnchanged(before)
+        self.assertEqual(sorted(dry["records_removed"]), sorted([event, entity]))  # the entity only it named
+        self.assertEqual(dry["records_edited"], [state])
+        places = "\n".join(dry["places"])
+        for where in ("memory/v2/records/state.jsonl", "memory/v2/records/event.jsonl", "memory/v2/records/entity.jsonl",
+                      "memory/v2/followups.jsonl", "memory/v2/receipts.jsonl", "memory/v2/traces/",
+                      Path(snap).name, "(deleted)"):
+            self.assertIn(where, places)
+        forget.forget(self.root, secret, confirm=True)
+        probe(self.root, "加班", maintenance=True)  # the index is rebuilt and used again
+        self.assertEqual(holding(self.root, "星河"), [])
+        index = open_index(self.root)
+        self.assertEqual(index.record(state)["summary"], "[forgotten]；一直在加班")
+        self.assertEqual(index.record(state)["capture_ids"], [other])
+        self.assertEqual(index.followup(fu)["context"], "[forgotten]")
+        self.assertTrue(backup.backup_archive(self.root, verify=snap)["verified"])
+        with zipfile.ZipFile(snap) as zf:
+            self.assertNotIn(open_index(self.root).capture(secret)["path"], zf.namelist())
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+
+    def test_a_renamed_copy_of_a_transcript_does_not_bring_forgotten_lines_back(self):
+        first = write(os.path.join(self.tmp, "chat-export.txt"), "me: 我借了表哥五万块\nAnna: 什么时候还？\nme: 年底吧\n")
+        out = history.import_history(self.root, "text", first)
+        forget.forget(self.root, out["mapping"]["line-1"], confirm=True)
+        copy = write(os.path.join(self.tmp, "chat-export (1).txt"), Path(first).read_text(encoding="utf-8") + "Anna: 好的\n")
+        again = history.import_history(self.root, "text", copy)
+        self.assertEqual(again["imported"], 1)  # only the new last line
+        self.assertEqual(again["already_present"], 2)
+        self.assertEqual([s["ref"] for s in again["skipped"]], ["line-1"])
+        self.assertEqual(holding(self.root, "五万块"), [])
+
+
+class ResumableImportTest(Base):
+    LINES = [{"ref": f"m{i}", "speaker": "me", "text": f"第{i}句：那年夏天在海边"} for i in range(5)]
+
+    def history_file(self):
+        return write(os.path.join(self.tmp, "h.jsonl"), "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.LINES))
+
+    def test_a_killed_import_is_completed_by_running_it_again(self):
+        from unittest import mock
+
+        path = self.history_file()
+        real = storage.write_once
+        written = []
+
+        def killed_after_three(root, target, data):
+            if len(written) == 3:
+                raise KeyboardInterrupt  # SIGKILL: no cleanup, no ledger lines
+            written.append(target)
+            return real(root, target, data)
+
+        with mock.patch.object(storage, "write_once", killed_after_three), \
+                mock.patch.object(storage, "append_jsonl", side_effect=KeyboardInterrupt):
+            with self.assertRaises(KeyboardInterrupt):
+                history.import_history(self.root, "jsonl", path)
+        forget_cached()
+        self.say("今天天气不错", "t1")
+        cid = open_index(self.root).turn_capture_ids("t1")[0]
+        ledger.finalize(self.root, cid, "no-derivation-needed", "weather small talk, nothing to keep")
+        again = history.import_history(self.root, "jsonl", path)
+        self.assertEqual((again["imported"], again.get("resumed")), (5, 3))
+        self.assertEqual(len(set(again["mapping"].values())), 5)
+        self.assertTrue(gate.session_check(self.root, "t1")["obligations_met"])
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+
+    def test_repair_closes_the_files_of_a_killed_import(self):
+        from unittest import mock
+
+        with mock.patch.object(storage, "append_jsonl", side_effect=KeyboardInterrupt):
+            with self.assertRaises(KeyboardInterrupt):
+                history.import_history(self.root, "jsonl", self.history_file())
+        forget_cached()
+        ledger.repair(self.root)
+        self.assertEqual(open_index(self.root).pending_capture_ids(), [])
+        self.say("今天天气不错", "t1")
+        cid = open_index(self.root).turn_capture_ids("t1")[0]
+        ledger.finalize(self.root, cid, "no-derivation-needed", "weather small talk, nothing to keep")
+        self.assertTrue(gate.session_check(self.root, "t1")["obligations_met"])
+
+    def test_a_full_disk_part_way_is_finished_by_the_next_run(self):
+        from unittest import mock
+
+        path = self.history_file()
+        real = storage.write_once
+        count = []
+
+        def full_after_two(root, target, data):
+            count.append(target)
+            if len(count) > 2:
+                raise PuError("DISK_FULL", "no space left", "free some")
+            return real(root, target, data)
+
+        with mock.patch.object(storage, "write_once", full_after_two):
+            with self.assertRaises(PuError):
+                history.import_history(self.root, "jsonl", path)
+        self.assertEqual(len(open_index(self.root).db.execute("SELECT * FROM captures").fetchall()), 2)
+        again = history.import_history(self.root, "jsonl", path)
+        self.assertEqual((again["imported"], again["already_present"]), (3, 2))
+        self.assertEqual(open_index(self.root).pending_capture_ids(), [])
+
+
+class RepairTest(Base):
+    def test_a_torn_record_tail_is_set_aside_and_unblocks_the_gate(self):
+        cid = self.say("我开始学游泳了", "t1")
+        records.add_record(self.root, kind="event", title="开始学游泳", capture_ids=[cid])
+        ledger.finalize(self.root, cid, "derived")
+        with open(paths.records_path(self.root, "event"), "ab") as handle:
+            handle.write(b'{"id": "event-x", "kind": "ev')  # killed mid-append
+        self.assertFalse(gate.session_check(self.root, "t1")["obligations_met"])
+        out = ledger.repair(self.root)
+        self.assertEqual([w["code"] for w in out["warnings"]], ["TORN_TAIL_SET_ASIDE"])
+        torn = Path(str(paths.records_path(self.root, "event")) + ".torn")
+        self.assertEqual(torn.read_bytes(), b'{"id": "event-x", "kind": "ev\n')
+        self.assertTrue(gate.session_check(self.root, "t1")["obligations_met"])
+        report = validate.validate(self.root)
+        self.assertEqual((report["status"], report["problems"][0].split(": ")[1].split(" ")[0]),
+                         ("warnings", "TORN_TAIL_SET_ASIDE"))
+
+    def test_views_replaced_by_a_file_or_holding_garbage_are_rebuilt(self):
+        self.say("我开始学游泳了", "t1")
+        self.cli("open_dashboard", "--no-open")
+        views = paths.views_dir(self.root)
+        for damage in ("garbage files", "views is a file", "dashboard is a file"):
+            if damage == "garbage files":
+                for path in views.rglob("*"):
+                    if path.is_file():
+                        path.write_bytes(b"\x00garbage")
+            elif damage == "views is a file":
+                shutil.rmtree(views)
+                views.write_bytes(b"not a folder")
+            else:
+                shutil.rmtree(views / "dashboard")
+                (views / "dashboard").write_bytes(b"not a folder")
+            forget_cached()
+            for script, *args in (("retrieve_v2", "--maintenance", "游泳"), ("session_check", "--turn-id", "t1"),
+                                  ("open_dashboard", "--no-open"), ("rebuild_views",), ("pipeline_view", "--turn-id", "t1")):
+                code, out, err = self.cli(script, *args)
+                self.assertNotEqual((out or {}).get("error", {}).get("code"), "INTERNAL_ERROR", f"{damage}: {script}: {out}")
+            self.assertIn("t1", probe(self.root, "游泳", maintenance=True)["top"][0]["id"] + "t1")
 
 
 class ReimportTest(Base):

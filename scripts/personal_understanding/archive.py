@@ -23,6 +23,15 @@ ever edited in place.
 """
 
 
+def _finish_interrupted(root, operation):
+    from .recovery import on_lock
+
+    on_lock(root, operation)
+
+
+storage.LOCK_HOOKS.append(_finish_interrupted)
+
+
 def exists(root):
     return paths.v2_dir(root).is_dir()
 

@@ -19,11 +19,11 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from . import paths, storage
+from . import paths, redact, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -101,6 +101,9 @@ class ArchiveIndex:
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         else:
             try:  # the index holds the words too: owner-only, and never opened through a link
+                views = self.path.parent
+                if os.path.lexists(views) and not views.is_dir() and not views.is_symlink():
+                    os.unlink(views)  # a plain file where the derived folder belongs: it held nothing of value
                 storage.private_file(self.root, self.path)
                 for suffix in ("-wal", "-shm"):
                     if os.path.islink(str(self.path) + suffix):
@@ -400,6 +403,8 @@ def _receipts_handler(db, name, line, obj):
     if not isinstance(turn_id, str):
         return [Problem("error", "RECEIPT_INVALID", display, line, "line has no turn_id")]
     if kind == "receipt":
+        if _turn_forgotten(db, turn_id):
+            obj = redact.receipt(obj)
         db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, json.dumps(obj, ensure_ascii=False)))
     elif kind == "capture":
         db.execute("INSERT OR REPLACE INTO turn_captures VALUES (?,?,?)", (turn_id, obj.get("capture_id"), line))
@@ -416,11 +421,12 @@ def _ledger_handler(db, name, line, obj):
         exists = db.execute("SELECT line FROM captures WHERE capture_id=?", (cid,)).fetchone()
         if exists:
             return [Problem("error", "DUPLICATE_ID", display, line, f"capture {cid} is registered twice (first at line {exists[0]})")]
+        status = "forgotten" if _tombstoned(db, cid) else "pending"
         db.execute(
             "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
              obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
-             obj.get("source"), obj.get("source_ref"), "pending", None, None, line, json.dumps(obj, ensure_ascii=False)),
+             obj.get("source"), obj.get("source_ref"), status, None, None, line, json.dumps(obj, ensure_ascii=False)),
         )
         db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + cid,))
         return ()
@@ -428,11 +434,11 @@ def _ledger_handler(db, name, line, obj):
         exists = db.execute("SELECT 1 FROM captures WHERE capture_id=?", (cid,)).fetchone()
         if not exists:
             return [Problem("error", "LEDGER_UNKNOWN_CAPTURE", display, line, f"finalizes capture {cid}, which is not registered")]
-        db.execute("UPDATE captures SET status=?, reason=?, finalized_at=? WHERE capture_id=?",
+        db.execute("UPDATE captures SET status=?, reason=?, finalized_at=? WHERE capture_id=? AND status != 'forgotten'",
                    (obj.get("disposition"), obj.get("reason"), obj.get("at"), cid))
         return ()
     if event == "reopened":
-        db.execute("UPDATE captures SET status='pending', reason=?, finalized_at=NULL WHERE capture_id=?",
+        db.execute("UPDATE captures SET status='pending', reason=?, finalized_at=NULL WHERE capture_id=? AND status != 'forgotten'",
                    (obj.get("reason"), cid))
         return ()
     if event == "forgotten":
@@ -491,6 +497,7 @@ def _records_handler(db, name, line, obj):
     db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
     db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
     db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
+    _withhold_record(db, rid)
     return ()
 
 
@@ -501,16 +508,94 @@ def _followups_handler(db, name, line, obj):
         return [problem]
     db.execute("INSERT OR REPLACE INTO followups VALUES (?,?,?,?,?,?)",
                (obj["id"], obj["version"], obj.get("status"), obj.get("due_at"), line, json.dumps(obj, ensure_ascii=False)))
+    _withhold_followup(db, obj["id"])
     return ()
 
 
 def _tombstone_handler(db, name, line, obj):
     if not isinstance(obj.get("id"), str):
         return [Problem("error", "TOMBSTONE_INVALID", f"memory/v2/{name}", line, "tombstone without an id")]
+    sid = obj["id"]
+    row = db.execute("SELECT line, data FROM tombstones WHERE id=?", (sid,)).fetchone()
+    data = dict(json.loads(row[1]), **obj) if row else obj  # a later line (the completion) adds to the first
     db.execute("INSERT OR REPLACE INTO tombstones VALUES (?,?,?,?)",
-               (obj["id"], obj.get("kind"), line, json.dumps(obj, ensure_ascii=False)))
-    db.execute("INSERT INTO changes (key) VALUES (?)", ("t:" + obj["id"],))
+               (sid, data.get("kind"), row[0] if row else line, json.dumps(data, ensure_ascii=False)))
+    db.execute("INSERT INTO changes (key) VALUES (?)", ("t:" + sid,))
+    _withhold(db, sid, data)
     return ()
+
+
+# --- withholding: a tombstone is honoured from the moment it is on disk ------------
+# Forgetting writes its tombstone first and then rewrites the logs. Until the
+# rewrite is done (or after a crash, until a later command finishes it), the index
+# itself hides what the tombstone names: the capture reads as forgotten, records
+# that cite it read as forgotten, follow-ups it raised and its turn's receipt lose
+# their words. Every reader goes through the index, so none serves them.
+
+def _tombstoned(db, item_id):
+    return db.execute("SELECT 1 FROM tombstones WHERE id=?", (item_id,)).fetchone() is not None
+
+
+def _turn_forgotten(db, turn_id):
+    return db.execute("SELECT 1 FROM tombstones WHERE kind='capture' AND json_extract(data, '$.turn_id')=? LIMIT 1",
+                      (turn_id,)).fetchone() is not None
+
+
+def _withhold(db, sid, stone):
+    row = db.execute("SELECT session_id, line, status FROM captures WHERE capture_id=?", (sid,)).fetchone()
+    if row and row[2] != "forgotten":
+        db.execute("UPDATE captures SET status='forgotten' WHERE capture_id=?", (sid,))
+        db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + sid,))
+        if row[0]:  # the next turn of the session was indexed with this one's words as context
+            after = db.execute("SELECT capture_id FROM captures WHERE session_id=? AND line > ? ORDER BY line LIMIT 1",
+                               row[:2]).fetchone()
+            if after:
+                db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + after[0],))
+    citing = [r[0] for r in db.execute("SELECT record_id FROM record_refs WHERE target=? AND rel='capture'", (sid,))]
+    for rid in [sid] + citing:
+        _withhold_record(db, rid)
+    for (fid,) in db.execute("SELECT id FROM followups WHERE json_extract(data, '$.capture_id')=? "
+                             "OR json_extract(data, '$.resolution.capture_id')=?", (sid, sid)).fetchall():
+        _withhold_followup(db, fid)
+    turn = stone.get("turn_id")
+    if stone.get("kind") == "capture" and isinstance(turn, str):
+        receipt = db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn,)).fetchone()
+        if receipt:
+            db.execute("UPDATE receipts SET data=? WHERE turn_id=?",
+                       (json.dumps(redact.receipt(json.loads(receipt[0])), ensure_ascii=False), turn))
+
+
+def _withhold_record(db, rid):
+    """Hide a record that is forgotten or cites a forgotten capture (status 'forgotten' in the index only)."""
+    row = db.execute("SELECT status, data FROM records WHERE id=?", (rid,)).fetchone()
+    if row is None or row[0] == "forgotten":
+        return
+    cited = db.execute("SELECT 1 FROM record_refs r JOIN tombstones t ON t.id = r.target "
+                       "WHERE r.record_id=? AND r.rel='capture' LIMIT 1", (rid,)).fetchone()
+    rec = json.loads(row[1])
+    review = rec.get("review") if isinstance(rec.get("review"), dict) else {}
+    if cited or _tombstoned(db, rid):
+        rec["status"] = "forgotten"
+    elif review.get("capture_id") and _tombstoned(db, review["capture_id"]):
+        rec["review"] = dict(review, capture_id=None, note=redact.REDACTED)
+    else:
+        return
+    db.execute("UPDATE records SET status=?, data=? WHERE id=?",
+               (rec.get("status"), json.dumps(rec, ensure_ascii=False), rid))
+    db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
+
+
+def _withhold_followup(db, fid):
+    row = db.execute("SELECT data FROM followups WHERE id=?", (fid,)).fetchone()
+    item = json.loads(row[0])
+    res = item.get("resolution") if isinstance(item.get("resolution"), dict) else {}
+    raised = isinstance(item.get("capture_id"), str) and _tombstoned(db, item["capture_id"])
+    answered = isinstance(res.get("capture_id"), str) and _tombstoned(db, res["capture_id"])
+    if raised or answered:
+        # Raised by forgotten words: never offered as due again (the status column only; the data keeps its own).
+        db.execute("UPDATE followups SET data=?, status=? WHERE id=?",
+                   (json.dumps(redact.followup(item, raised, answered), ensure_ascii=False),
+                    "forgotten" if raised else item.get("status"), fid))
 
 
 def _handler_for(name):

@@ -3,7 +3,13 @@
 The manifest lists every file with its SHA-256 and size, and a digest of the
 whole archive (the SHA-256 of the sorted "path sha256" lines), so a snapshot
 can be verified file by file before anything is restored from it. Derived
-views and the lock file are not backed up: they are rebuilt.
+views, the lock file and staging areas are not backed up: they are rebuilt.
+
+Forgetting reaches the snapshots under backups/: a snapshot that holds forgotten
+material is unpacked into a staging area inside the archive, today's tombstones
+are applied to it there, and it is replaced by a snapshot of the result with a
+new manifest (its created_at kept, rewritten_at added). Copies outside the
+archive (--also-to) cannot be reached; forgetting names them.
 """
 
 import hashlib
@@ -29,10 +35,10 @@ def backups_dir(root):
 def archive_files(root):
     """Relative paths of every file that belongs in a snapshot, sorted."""
     out = []
-    views = paths.views_dir(root)
+    skipped = (paths.views_dir(root), paths.staging_dir(root))
     for top in (paths.memory_dir(root), paths.sources_dir(root)):
         for dirpath, dirnames, filenames in os.walk(top):
-            if Path(dirpath) == views:
+            if Path(dirpath) in skipped:
                 dirnames[:] = []
                 continue
             dirnames.sort()
@@ -73,28 +79,122 @@ def _snapshot_name(root, moment):
     return name + ".zip"
 
 
-def create_snapshot(root, moment):
-    """Write a snapshot zip and its manifest; the caller holds the lock. Returns the manifest."""
-    files = archive_files(root)
-    manifest = {"created_at": timeutil.iso(moment), "root": str(root), "files": []}
-    storage.ensure_dir(root, backups_dir(root))
-    target = backups_dir(root) / _snapshot_name(root, moment)
+def _pack(base, files, manifest):
+    """Zip `files` (relative to `base`) with `manifest` completed and stored inside; returns the bytes."""
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for rel in files:
-            full = Path(root) / rel
-            content = full.read_bytes()
+            content = (Path(base) / rel).read_bytes()
             manifest["files"].append({"path": rel, "sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)})
             zf.writestr(rel, content)
         manifest["archive_sha256"] = archive_digest((f["path"], f["sha256"]) for f in manifest["files"])
         manifest["count"] = len(manifest["files"])
         manifest["bytes"] = sum(f["bytes"] for f in manifest["files"])
         zf.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
-    storage.write_once(root, target, data.getvalue())
+    return data.getvalue()
+
+
+def create_snapshot(root, moment):
+    """Write a snapshot zip and its manifest; the caller holds the lock. Returns the manifest."""
+    manifest = {"created_at": timeutil.iso(moment), "root": str(root), "files": []}
+    storage.ensure_dir(root, backups_dir(root))
+    target = backups_dir(root) / _snapshot_name(root, moment)
+    data = _pack(root, archive_files(root), manifest)
+    storage.write_once(root, target, data)
     manifest["snapshot"] = str(target)
-    manifest["snapshot_sha256"] = hashlib.sha256(data.getvalue()).hexdigest()
+    manifest["snapshot_sha256"] = hashlib.sha256(data).hexdigest()
     storage.atomic_write_json(root, target.with_suffix(".manifest.json"), manifest)
     return manifest
+
+
+# --- snapshots and forgetting ---------------------------------------------------
+
+def _settled(lines):
+    """Ids whose forgetting a tombstone file shows as complete (older tombstones have no state)."""
+    out = set()
+    for line in lines.split(b"\n"):
+        try:
+            stone = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(stone, dict) and stone.get("state") != "intent":
+            out.add(stone.get("id"))
+    return out
+
+
+def snapshots_holding(root, ids):
+    """Snapshots under backups/ that still hold something of `ids`."""
+    out = []
+    for snap in sorted(p for p in backups_dir(root).glob("snapshot-*.zip") if SNAPSHOT_RE.match(p.name)):
+        try:
+            with zipfile.ZipFile(snap) as zf:
+                names = [n for n in zf.namelist() if n != MANIFEST]
+                stones = zf.read("memory/v2/forgotten.jsonl") if "memory/v2/forgotten.jsonl" in names else b""
+                open_ids = [i.encode("utf-8") for i in set(ids) - _settled(stones)]
+                if open_ids and any(i in zf.read(n) for n in names if n != "memory/v2/forgotten.jsonl" for i in open_ids):
+                    out.append(snap)
+        except (OSError, zipfile.BadZipFile, KeyError):
+            continue  # an unreadable snapshot is verify's business, not forgetting's
+    return out
+
+
+def merged_tombstones(root, zf):
+    """Today's tombstone lines, plus any in the snapshot that today's file lacks: forgetting is never undone."""
+    current = paths.forgotten_path(root).read_bytes() if paths.forgotten_path(root).exists() else b""
+    lines = [line for line in current.split(b"\n") if line.strip()]
+    try:
+        old = zf.read("memory/v2/forgotten.jsonl")
+    except KeyError:
+        old = b""
+    seen = set(lines)
+    for line in old.split(b"\n"):
+        if line.strip() and line not in seen:
+            lines.append(line)
+            seen.add(line)
+    return b"".join(line + b"\n" for line in lines)
+
+
+def clean_stage(root, snapshot, stage, moment):
+    """Unpack a verified snapshot into `stage` (inside the root) and apply today's tombstones there.
+
+    The caller holds the root's lock. Returns (manifest, ids forgotten again in the stage).
+    """
+    from . import forget
+
+    storage.remove_tree(root, stage)  # the leftovers of an interrupted run
+    with zipfile.ZipFile(snapshot) as zf:
+        manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
+        for entry in manifest["files"]:
+            if entry["path"] != "memory/v2/forgotten.jsonl":
+                storage.write_once(root, paths.inside_root(stage, entry["path"]), zf.read(entry["path"]))
+        storage.write_once(root, paths.forgotten_path(stage), merged_tombstones(root, zf))
+    for rel in paths.DIRECTORIES:
+        storage.ensure_dir(root, Path(stage) / rel)
+    with storage.archive_lock(stage, "clean staged snapshot"):
+        redone = forget.reapply(stage, moment)
+    return manifest, redone
+
+
+def rewrite_snapshots(root, moment):
+    """Replace every snapshot under backups/ that holds forgotten material by a cleaned one. Caller holds the lock."""
+    from .archive_index import open_index
+
+    ids = [r[0] for r in open_index(root).db.execute(
+        "SELECT id FROM tombstones WHERE json_extract(data, '$.because') IS NULL")]
+    rewritten = []
+    for snap in snapshots_holding(root, ids) if ids else ():
+        stage = paths.staging_dir(root) / f"backup-{snap.stem}"
+        old, redone = clean_stage(root, snap, stage, moment)
+        manifest = {"created_at": old.get("created_at"), "root": old.get("root"), "files": [],
+                    "rewritten_at": timeutil.iso(moment), "forgotten_again": redone,
+                    "note": "rewritten without material forgotten on request"}
+        data = _pack(stage, archive_files(stage), manifest)
+        storage.atomic_write(root, snap, data)
+        manifest.update(snapshot=str(snap), snapshot_sha256=hashlib.sha256(data).hexdigest())
+        storage.atomic_write_json(root, snap.with_suffix(".manifest.json"), manifest)
+        storage.remove_tree(root, stage)
+        rewritten.append(str(snap))
+    return rewritten
 
 
 def verify_snapshot(snapshot):

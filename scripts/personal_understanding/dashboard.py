@@ -93,6 +93,9 @@ def write_data(root, now=None):
     out_dir, chunk_dir = data_dir(root), data_dir(root) / "chunks"
     written, total = 0, 0
     with storage.archive_lock(root, "dashboard"):
+        from .views import make_room
+
+        make_room(root, chunk_dir)
         install_app(root)
         for name, payload in files.items():
             blob = _chunk(name, build, payload)
@@ -133,7 +136,7 @@ def install_app(root):
 def _stale_reason(root, fp, today):
     try:
         meta = storage.read_json(meta_path(root))
-    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError):  # missing, garbage, or a file where its folder belongs
         return "no dashboard data yet"
     if not data_path(root).is_file():
         return "data file missing"

@@ -73,7 +73,7 @@ def prompt_for(root, item):
     quote = ""
     try:
         row = open_index(root).capture(item["capture_id"])
-        if row:
+        if row and row.get("status") != "forgotten":
             quote = checked_text(root, row["path"], row.get("utf8_sha256")).strip()
     except PuError:
         quote = ""

@@ -2,9 +2,17 @@
 
 Each message keeps its speaker, its role (the archive owner's side or the other
 party's), its source reference and its event time (`occurred_at`) apart from
-the time it was saved (`captured_at`). Re-importing the same file adds nothing.
+the time it was saved (`captured_at`). A message's capture id comes from what
+it is, never from the file's name: the format's own message id where it has one,
+and for plain transcripts the speaker, date and words (with a count for repeats).
+So re-importing the same file, a renamed copy or a longer later export adds only
+what is new, and never brings back a message that was forgotten (its id is
+tombstoned, and a tombstone's hash of the words is checked too).
+
 Imported captures enter the ledger as pending and are closed at once as
 no-derivation-needed: history is kept verbatim for recall and derived on demand.
+An import killed part-way (or stopped by a full disk) is completed by running
+the same import again: files it wrote but did not register are taken up.
 """
 
 import os
@@ -19,9 +27,31 @@ REASON = "imported history ({fmt}); kept verbatim for recall, derived on demand"
 BATCH = 500
 
 
-def _source_ref(fmt, path, ref):
-    # Text transcripts number their lines; other formats carry ids that are unique on their own.
-    return f"{os.path.basename(path)}:{ref}" if fmt == "text" else ref
+def closed_event(capture_id, fmt, stamp):
+    """The ledger line that closes an imported capture."""
+    return {"event": "finalized", "capture_id": capture_id, "disposition": "no-derivation-needed",
+            "reason": REASON.format(fmt=fmt), "record_ids": [], "at": stamp}
+
+
+def _identities(fmt, file, messages):
+    """(message, identity, source_ref) per message. Identity decides the capture id; source_ref points into the file."""
+    out, seen = [], {}
+    for msg in messages:
+        if fmt != "text":
+            out.append((msg, msg.ref, msg.ref))
+            continue
+        digest = sha256_hex("\x00".join((msg.speaker, msg.occurred_at or "", msg.text)).encode("utf-8"))[:24]
+        seen[digest] = seen.get(digest, 0) + 1
+        out.append((msg, f"text:{digest}:{seen[digest]}", f"{os.path.basename(file)}:{msg.ref}"))
+    return out
+
+
+def _unregistered(root, index):
+    """{capture_id: relpath} of import capture files on disk that the ledger does not know (a killed import)."""
+    from .ledger import _disk_captures
+
+    return {cid: rel for cid, rel in _disk_captures(root).items()
+            if cid.startswith("imp-") and index.capture(cid) is None}
 
 
 def import_history(root, format, file, user_speaker=None, sample_ids=None, now=None):
@@ -34,30 +64,34 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
     stamp = timeutil.iso(moment)
     source = f"import:{format}"
     mapping, skipped = {}, []
-    imported = present = 0
+    imported = present = resumed = 0
     with storage.archive_lock(root, "import_history"):
         index = open_index(root)
-        planned = []
-        for msg in messages:
-            ref = _source_ref(format, file, msg.ref)
-            existing = index.capture_by_source_ref(source, ref)
-            if existing and (index.capture(existing) or {}).get("status") == "forgotten":
+        forgotten_words = {r[0] for r in index.db.execute(
+            "SELECT json_extract(data, '$.sha256') FROM tombstones WHERE json_extract(data, '$.source') LIKE 'import:%'")}
+        leftovers = _unregistered(root, index)
+        planned, taken_up = [], []
+        for msg, identity, ref in _identities(format, file, messages):
+            data = msg.text.encode("utf-8")
+            capture_id = "imp-" + sha256_hex((source + "\n" + identity).encode("utf-8"))[:20]  # same message, same id
+            existing = capture_id if index.capture(capture_id) is not None else index.capture_by_source_ref(source, ref)
+            if existing and existing != capture_id and (index.capture(existing) or {}).get("utf8_sha256") != sha256_hex(data):
+                existing = None  # an older import of another file by the same name: different words
+            if index.tombstoned(capture_id) or (existing and index.tombstoned(existing)) or sha256_hex(data) in forgotten_words:
                 skipped.append({"ref": msg.ref, "why": "forgotten on request; a tombstone keeps it from coming back"})
                 continue
             if existing:
                 mapping[msg.ref] = existing
                 present += 1
                 continue
-            data = msg.text.encode("utf-8")
-            capture_id = "imp-" + sha256_hex((source + "\n" + ref).encode("utf-8"))[:20]  # same message, same id
-            if index.tombstoned(capture_id):
-                skipped.append({"ref": msg.ref, "why": "forgotten on request"})
-                continue
             if not msg.text.strip():
                 skipped.append({"ref": msg.ref, "why": "empty text"})
                 continue
             if limit and len(data) > limit:
                 skipped.append({"ref": msg.ref, "why": f"over max_message_bytes ({len(data)} > {limit})"})
+                continue
+            if capture_id in leftovers:
+                taken_up.append((msg.ref, capture_id, leftovers[capture_id]))
                 continue
             doc = {"format": 1, "capture_id": capture_id, "kind": "text", "speaker": msg.speaker, "role": msg.role,
                    "text": msg.text, "utf8_sha256": sha256_hex(data), "bytes": len(data), "chars": len(msg.text),
@@ -66,12 +100,21 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
             planned.append((msg.ref, doc, paths.capture_relpath(capture_id, stamp), capture_payload(doc)))
         check_capacity(root, sum(len(p[3]) for p in planned))  # the whole import fits, or nothing is written
         events = []
+        for ref, capture_id, relpath in taken_up:
+            from .capture import read_capture
+
+            doc = read_capture(root, relpath)
+            if doc.get("capture_id") != capture_id or sha256_hex(str(doc.get("text")).encode("utf-8")) != doc.get("utf8_sha256"):
+                skipped.append({"ref": ref, "why": f"{relpath} is on disk but does not match its id; "
+                                                   "run {cmd:validate_memory}"})
+                continue
+            events += [captured_event(doc, relpath, at=stamp), closed_event(capture_id, format, stamp)]
+            mapping[ref] = capture_id
+            resumed += 1
         try:
             for ref, doc, relpath, payload in planned:
                 storage.write_once(root, paths.inside_root(root, relpath), payload)
-                events.append(captured_event(doc, relpath))
-                events.append({"event": "finalized", "capture_id": doc["capture_id"], "disposition": "no-derivation-needed",
-                               "reason": REASON.format(fmt=format), "record_ids": [], "at": stamp})
+                events += [captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)]
                 mapping[ref] = doc["capture_id"]
                 imported += 1
                 if len(events) >= 2 * BATCH:
@@ -81,5 +124,8 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
             # Register what was written even when a later write fails: no capture file is left unregistered.
             if events:
                 storage.append_jsonl(root, paths.ledger_events_path(root), events)
-    return {"format": format, "file": str(file), "messages": len(messages), "imported": imported,
-            "already_present": present, "skipped": skipped, "mapping": mapping}
+    out = {"format": format, "file": str(file), "messages": len(messages), "imported": imported + resumed,
+           "already_present": present, "skipped": skipped, "mapping": mapping}
+    if resumed:
+        out["resumed"] = resumed  # files an interrupted run of this import had written
+    return out

@@ -95,7 +95,7 @@ def _disk_captures(root):
 
 
 def _state(index):
-    rows = index.db.execute("SELECT capture_id, path, status, reason, turn_id FROM captures").fetchall()
+    rows = index.db.execute("SELECT capture_id, path, status, reason, turn_id, source FROM captures").fetchall()
     links = {}
     for capture_id, record_id in index.db.execute("SELECT target, record_id FROM record_refs WHERE rel='capture'"):
         links.setdefault(capture_id, []).append(record_id)
@@ -115,9 +115,12 @@ def audit(root):
         if cid not in registered:
             findings.append({"code": "CAPTURE_UNREGISTERED", "capture_id": cid, "path": relpath,
                              "repair": "register as pending"})
-    for cid, relpath, status, reason, _turn in rows:
+    for cid, relpath, status, reason, _turn, source in rows:
         if status == "forgotten" or cid in tombstoned:
             continue
+        if status == "pending" and str(source or "").startswith("import:"):
+            findings.append({"code": "IMPORT_NOT_CLOSED", "capture_id": cid, "source": source,
+                             "repair": "close it as the import does (kept verbatim, derived on demand)"})
         if cid not in disk and not os.path.exists(os.path.join(root, relpath or "")):
             findings.append({"code": "CAPTURE_MISSING", "capture_id": cid, "path": relpath,
                              "repair": "none: restore the file from a backup"})
@@ -138,10 +141,15 @@ def audit(root):
 
 
 def repair(root, now=None):
-    """Append the events that make the ledger agree with captures and records; write the projection."""
+    """Finish interrupted work, set torn tails aside, append the events that make the ledger agree
+    with captures and records, and write the projection."""
     archive.require(root)
     moment = timeutil.iso(now or timeutil.now())
-    with storage.archive_lock(root, "derivation_ledger --repair"):
+    from .recovery import REPAIR, finish
+
+    with storage.archive_lock(root, REPAIR):
+        finished = finish(root)
+        torn = _set_aside_torn_tails(root)
         report = audit(root)
         events = []
         for finding in report["findings"]:
@@ -154,6 +162,15 @@ def repair(root, now=None):
                 except PuError:
                     continue
                 events.append(dict(captured_event(dict(doc, capture_id=cid), finding["path"], at=moment), repaired=True))
+                if str(doc.get("source") or "").startswith("import:"):
+                    # An import killed between its files and its ledger lines: close them as the import would have.
+                    from .history import closed_event
+
+                    events.append(dict(closed_event(cid, doc["source"][len("import:"):], moment), repaired=True))
+            elif finding["code"] == "IMPORT_NOT_CLOSED":
+                from .history import closed_event
+
+                events.append(dict(closed_event(cid, finding["source"][len("import:"):], moment), repaired=True))
             elif finding["code"] in ("DERIVED_WITHOUT_RECORD", "NO_DERIVATION_WITHOUT_REASON"):
                 events.append({"event": "reopened", "capture_id": cid, "reason": finding["code"], "at": moment})
         if events:
@@ -161,10 +178,35 @@ def repair(root, now=None):
         stray = _remove_stray_temp_files(root)
         projection = write_projection(root, moment)
     after = audit(root)
-    return {"repaired": len(events), "events": [e["event"] + " " + e["capture_id"] for e in events],
-            "stray_temp_files_removed": stray,
-            "remaining_findings": after["findings"], "by_status": after["by_status"],
-            "projection": paths.rel(root, paths.ledger_projection_path(root)), "captures": projection}
+    out = {"repaired": len(events), "events": [e["event"] + " " + e["capture_id"] for e in events],
+           "stray_temp_files_removed": stray, "finished": finished,
+           "remaining_findings": after["findings"], "by_status": after["by_status"],
+           "projection": paths.rel(root, paths.ledger_projection_path(root)), "captures": projection}
+    if torn:
+        out["warnings"] = torn
+    return out
+
+
+def _jsonl_logs(root):
+    """Every append-only log of the archive (records and traces included)."""
+    v2 = paths.v2_dir(root)
+    logs = [v2 / name for name in paths.LOG_FILES + ("quarantine.jsonl",)]
+    for folder in (paths.records_dir(root), paths.traces_dir(root)):
+        logs += [folder / n for n in sorted(os.listdir(folder)) if n.endswith(".jsonl")] if folder.is_dir() else []
+    return logs
+
+
+def _set_aside_torn_tails(root):
+    """A last line cut short by a crash blocks every gate; move it to <log>.torn for a person to look at."""
+    out = []
+    for log in _jsonl_logs(root):
+        size = storage.set_aside_tail(root, log)
+        if size:
+            rel = paths.rel(root, log)
+            out.append({"code": "TORN_TAIL_SET_ASIDE", "message": f"{size} bytes of an unfinished last line of {rel} "
+                        f"were moved to {rel}.torn", "hint": "It was never a whole line, so nothing acknowledged is "
+                        "lost; look at it and delete the .torn file."})
+    return out
 
 
 def _remove_stray_temp_files(root):
@@ -184,7 +226,7 @@ def write_projection(root, moment=None):
     index = open_index(root)
     rows, links = _state(index)
     captures = {}
-    for cid, relpath, status, reason, turn in sorted(rows):
+    for cid, relpath, status, reason, turn, _source in sorted(rows):
         captures[cid] = {"status": status, "reason": reason, "turn_id": turn, "path": relpath,
                          "record_ids": sorted(links.get(cid, []))}
     records = {}

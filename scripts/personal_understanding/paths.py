@@ -148,6 +148,11 @@ def views_dir(root):
     return v2_dir(root) / "views"
 
 
+def staging_dir(root):
+    """Work areas of restores and backup rewrites: inside the root, outside what backups and validation read."""
+    return memory_dir(root) / "staging"
+
+
 def index_db_path(root):
     return views_dir(root) / "index.sqlite"
 

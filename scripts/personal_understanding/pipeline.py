@@ -113,6 +113,8 @@ def _capture_section(root, index, cid, receipt):
     recorded = row.get("utf8_sha256") or row.get("sha256")
     words, note = None, "The capture file is missing."
     try:
+        if row.get("status") == "forgotten":
+            raise PuError("CAPTURE_FORGOTTEN", "forgotten on request", "")
         doc = read_capture(root, path)
         now_hash = _hash_now(root, doc)
         if doc.get("kind") == "attachment":
@@ -122,6 +124,8 @@ def _capture_section(root, index, cid, receipt):
     except PuError as exc:
         if exc.code == "CAPTURE_TAMPERED":
             note = "The words are withheld: the file no longer matches its SHA-256."
+        elif exc.code == "CAPTURE_FORGOTTEN":
+            note, now_hash = "Forgotten on request: the words are gone.", None
         else:
             now_hash = f"unreadable: {exc.message}"
     verified = now_hash == recorded
@@ -226,8 +230,11 @@ def render_turn(root, index, turn_id, traces, generated_at):
     parts.append('<h2 id="closure"><span class="step">4</span>Ledger closure</h2>')
     parts += [_closure_section(index, c) for c in cids] or ['<p class="muted">nothing to close</p>']
     parts.append('<h2 id="retrievals"><span class="step">5</span>Retrievals</h2>')
-    found = [t for c in cids for t in traces.get(c, ())]
-    parts += [_trace_block(t, index) for t in found] or ['<p class="muted">No read was traced with this turn\'s capture id.</p>']
+    if any((index.capture(c) or {}).get("status") == "forgotten" for c in cids):
+        parts.append('<p class="muted">This turn\'s words were forgotten on request, and its reads with them.</p>')
+    else:
+        found = [t for c in cids for t in traces.get(c, ())]
+        parts += [_trace_block(t, index) for t in found] or ['<p class="muted">No read was traced with this turn\'s capture id.</p>']
     body = "\n".join(parts)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -267,6 +274,9 @@ def pipeline_view(root, turn_id=None, latest=None, now=None):
     out_dir = paths.views_dir(root) / "pipeline"
     pages = []
     with storage.archive_lock(root, "pipeline_view"):
+        from .views import make_room
+
+        make_room(root, out_dir)
         for turn in turns:
             paths.check_id(turn, "turn id")
             target = out_dir / f"{turn}.html"

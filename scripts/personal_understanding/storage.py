@@ -41,6 +41,11 @@ FILE_MODE = 0o600
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
+# Called as hook(root, operation) each time a process takes an archive's lock (not on re-entry):
+# work an interrupted writer left unfinished (a forget, a restore) is completed by
+# whoever writes next. A hook that fails leaves the work for the next writer.
+LOCK_HOOKS = []
+
 _threads = {}  # root -> RLock serializing threads of this process
 _held = {}  # root -> [fd, depth, notice, holding thread]
 _registry_guard = threading.Lock()
@@ -280,6 +285,11 @@ def archive_lock(root, operation="write", timeout=None):
         notice = _claim(fd, lock_file, operation)
         _held[key] = [fd, 1, notice, threading.get_ident()]
         try:
+            for hook in list(LOCK_HOOKS):
+                try:
+                    hook(root, operation)
+                except Exception:  # noqa: BLE001  (the writer's own work comes first)
+                    pass
             yield notice
         finally:
             del _held[key]
@@ -500,6 +510,65 @@ def remove_file(root, path):
         pass
     except OSError as exc:
         raise io_error(exc, path, "removing") from None
+
+
+def remove_tree(root, path):
+    """Delete what the archive made for itself (a staging area), deepest first.
+
+    Nothing is followed: the folders above are checked, and a link inside is removed as a link.
+    """
+    _require_lock(root)
+    path = Path(path)
+    try:
+        checked_path(root, path.parent, make_dirs=False, leaf_dir=True)
+        if not os.path.lexists(path):
+            return
+        if path.is_symlink() or not path.is_dir():
+            os.unlink(path)
+        else:
+            for dirpath, dirnames, filenames in os.walk(path, topdown=False):
+                for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                    os.unlink(os.path.join(dirpath, name))
+                os.rmdir(dirpath)
+        fsync_dir(path.parent)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise io_error(exc, path, "removing") from None
+
+
+def set_aside_tail(root, path, suffix=".torn"):
+    """Move an unfinished last line of a JSONL file into `<file><suffix>`; returns its size (0: nothing to do)."""
+    _require_lock(root)
+    path = Path(path)
+    try:
+        checked_path(root, path, make_dirs=False)
+        fd = os.open(path, os.O_RDWR | _NOFOLLOW | _BINARY)
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise io_error(exc, path, "opening") from None
+    try:
+        size = os.fstat(fd).st_size
+        keep = _last_newline_offset(fd, size)
+        if keep == size:
+            return 0
+        os.lseek(fd, keep, os.SEEK_SET)
+        fragment = os.read(fd, size - keep)
+        aside = checked_path(root, path.with_name(path.name + suffix))
+        afd = os.open(aside, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _BINARY, FILE_MODE)
+        try:
+            _write_all(afd, fragment + b"\n")
+            os.fsync(afd)
+        finally:
+            os.close(afd)
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        return len(fragment)
+    except OSError as exc:
+        raise io_error(exc, path, "setting aside the unfinished line of") from None
+    finally:
+        os.close(fd)
 
 
 def ensure_dir(root, path):

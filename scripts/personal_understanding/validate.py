@@ -64,6 +64,8 @@ class Snapshot:
             else:
                 self.ledger_problems.append(Problem("error", "LEDGER_INVALID", "memory/v2/ledger.jsonl", line,
                                                     f"unknown ledger event {kind!r}"))
+        for cid in self.tombstones & set(self.capture_status):  # the tombstone is the intent: it counts from then on
+            self.capture_status[cid] = ("forgotten", None, self.capture_status[cid][2])
 
     def _fold_records(self):
         self.records = {}  # id -> (display, line, latest obj)
@@ -243,8 +245,22 @@ def check_quarantine(snap):
             for line, _off, obj in snap.logs["quarantine.jsonl"]]
 
 
+def check_torn(snap):
+    """Unfinished lines that derivation_ledger --repair set aside (<log>.torn): kept for a person to look at."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(paths.v2_dir(snap.root)):
+        dirnames[:] = [d for d in dirnames if d != "views"]
+        for name in sorted(filenames):
+            if name.endswith(".torn"):
+                full = os.path.join(dirpath, name)
+                out.append(Problem("warning", "TORN_TAIL_SET_ASIDE", paths.rel(snap.root, full), None,
+                                   f"{os.path.getsize(full)} bytes of unfinished lines left by interrupted writes; "
+                                   "not data: look at them and delete the file"))
+    return out
+
+
 VALIDATORS = [check_read_problems, check_capture_files, check_sources_tree, check_private, check_ids,
-              check_ledger_closure, check_receipts, check_quarantine]
+              check_ledger_closure, check_receipts, check_quarantine, check_torn]
 
 
 def _extra_validators():

@@ -6,6 +6,7 @@ produced. `discard` is used after a log is rewritten (forget, restore).
 """
 
 import os
+from pathlib import Path
 
 from . import archive, ledger, paths, storage, timeutil
 from .archive_index import forget_cached, open_index
@@ -26,6 +27,20 @@ def discard(root):
             storage.remove_file(root, os.path.join(dirpath, name))
             removed.append(name)
     return removed
+
+
+def make_room(root, folder):
+    """Before writing under views/: a plain file where one of its folders belongs is derived debris; remove it.
+
+    Caller holds the lock. Links are left alone (they are refused where they are followed).
+    """
+    views = paths.views_dir(root)
+    current = views
+    for part in (Path(folder).relative_to(views).parts if Path(folder) != views else ()):
+        current = current / part
+        if os.path.lexists(current) and not current.is_dir() and not current.is_symlink():
+            storage.remove_file(root, current)
+            break
 
 
 def rebuild_views(root, now=None):
