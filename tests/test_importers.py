@@ -399,6 +399,67 @@ class ChatgptTest(ImportTestCase):
         self.assertIn("duplicate", err.message)
 
 
+class DateFormsAndInvalidLinesTest(ImportTestCase):
+    """The date forms exports really use are read; an invalid line refuses the file, or is left out and listed."""
+
+    def test_jsonl_dates_in_the_forms_exports_use(self):
+        forms = {"1:56 pm on 8 May, 2023": "2023-05-08T13:56:00Z", "8 May 2023": "2023-05-08",
+                 "May 8, 2023 1:56 PM": "2023-05-08T13:56:00Z", "Mon, 08 May 2023 13:56:00 +0200": "2023-05-08T11:56:00Z",
+                 "2023/05/08 13:56": "2023-05-08T13:56:00Z", "2023年5月8日 下午1:56": "2023-05-08T13:56:00Z",
+                 1683554160: "2023-05-08T13:56:00Z", "2023-05-08T13:56:00+00:00": "2023-05-08T13:56:00Z"}
+        path = self.write("dates.jsonl", "".join(json.dumps({"ref": f"r{i}", "speaker": "Kim", "text": "hi", "occurred_at": v}) + "\n"
+                                                 for i, v in enumerate(forms)))
+        self.assertEqual([m.occurred_at for m in parse("jsonl", path)], list(forms.values()))
+        for bad in ("08/05/2023", "yesterday", "31 February 2023", "13:00 pm on 8 May, 2023"):
+            with self.subTest(bad=bad):
+                err = self.refused("IMPORT_INVALID", "jsonl", self.write("bad.jsonl", json.dumps(
+                    {"ref": "a", "speaker": "Kim", "text": "hi", "occurred_at": bad}) + "\n"))
+                self.assertIn("bad date", err.message)
+
+    def test_an_invalid_line_refuses_the_file_or_is_left_out_and_listed(self):
+        ok = [json.dumps({"ref": f"m{i}", "speaker": "Kim", "text": f"line {i}"}) for i in range(4)]
+        lines = ok[:2] + ['{"ref": "m9", "speaker": "Kim", "text": '] + ok[2:] + [json.dumps({"ref": "m0", "speaker": "Kim", "text": "again"})]
+        path = self.write("mixed.jsonl", "\n".join(lines) + "\n")
+        err = self.refused("IMPORT_INVALID", "jsonl", path)
+        self.assertIn(f"{path}:3", err.message)
+        self.assertIn("Nothing was imported", err.hint)
+        self.assertIn("{arg:skip_invalid=true}", err.hint)
+        messages, invalid = importers.parse_report("jsonl", path, skip_invalid=True)
+        self.assertEqual([m.ref for m in messages], ["m0", "m1", "m2", "m3"])
+        self.assertEqual([(i["line"], i["why"][:20]) for i in invalid],
+                         [(3, "not valid JSON: Expe"), (6, "duplicate ref 'm0' (")])
+
+    def test_text_headers_and_line_times_in_many_forms(self):
+        body = ("--- May 8, 2023 ---\nAna: morning\n# 2023年5月9日\nBen：好\n[2023-05-10 09:15] Ana: early\n"
+                "[laughs] Ben: ha\n# Notes for later\nAna: done\n")
+        messages = parse("text", self.write("t.txt", body))
+        self.assertEqual([(m.speaker, m.occurred_at) for m in messages],
+                         [("Ana", "2023-05-08"), ("Ben", "2023-05-09"), ("Ana", "2023-05-10T09:15:00Z"),
+                          ("[laughs] Ben", "2023-05-09"), ("Ana", "2023-05-09")])
+        self.assertEqual(messages[3].text, "ha\n# Notes for later")  # not a date: an ordinary line of the message
+        messages, invalid = importers.parse_report("text", self.write("bad.txt", "Ana: hi\n# 31 February 2023\nBen: yo\n"),
+                                                   skip_invalid=True)
+        self.assertEqual([(m.speaker, m.occurred_at) for m in messages], [("Ana", None), ("Ben", None)])
+        self.assertEqual(invalid[0]["line"], 2)
+
+    def test_json_formats_skip_the_invalid_message_only(self):
+        data = json.loads(CHATGPT.read_text(encoding="utf-8"))
+        strict = parse("chatgpt", CHATGPT)
+        first = strict[0].meta["message_id"]
+        node = next(n for c in data for n in c["mapping"].values() if (n.get("message") or {}).get("id") == first)
+        node["message"]["create_time"] = "last tuesday"
+        path = self.write_json("c.json", data)
+        self.refused("IMPORT_INVALID", "chatgpt", path)
+        messages, invalid = importers.parse_report("chatgpt", path, skip_invalid=True)
+        self.assertEqual(len(messages), len(strict) - 1)
+        self.assertIn("create_time", invalid[0]["why"])
+        sample = json.loads(LOCOMO.read_text(encoding="utf-8"))
+        sample[0]["conversation"]["session_1"][0] = {"speaker": "x"}
+        messages, invalid = importers.parse_report("locomo", self.write_json("l.json", sample), skip_invalid=True)
+        self.assertEqual(len(messages), len(parse("locomo", LOCOMO)) - 1)
+        self.assertIn("turn #0", invalid[0]["where"])
+
+
 class TextTest(ImportTestCase):
     def test_fixture(self):
         messages = parse("text", TEXT)

@@ -3,10 +3,12 @@
 import json
 import os
 import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
-from tests.helpers import ArchiveTest, write
+from tests.helpers import SCRIPTS, ArchiveTest, write
 
 from personal_understanding import (backup, capture, followups, forget, gate, history, ledger, paths, receipts, records,
                                     restore, review, storage, tiers, timeutil, validate, views)
@@ -383,6 +385,28 @@ class ResumableImportTest(Base):
         again = history.import_history(self.root, "jsonl", path)
         self.assertEqual((again["imported"], again["already_present"]), (3, 2))
         self.assertEqual(open_index(self.root).pending_capture_ids(), [])
+
+
+class ImportCliTest(Base):
+    def test_a_bad_line_refuses_the_file_unless_skip_invalid_and_help_names_the_date_forms(self):
+        lines = [{"ref": "a", "speaker": "Mel", "text": "we met at the lake", "occurred_at": "1:56 pm on 8 May, 2023"},
+                 {"ref": "b", "speaker": "Mel", "text": "and again", "occurred_at": "sometime in May"},
+                 {"ref": "c", "speaker": "Mel", "text": "then at home", "occurred_at": "May 9, 2023"}]
+        path = write(os.path.join(self.tmp, "h.jsonl"), "".join(json.dumps(x) + "\n" for x in lines))
+        before = self.snapshot()
+        code, out, _ = self.cli("import_history", path, "--format", "jsonl")
+        self.assertEqual((code, out["error"]["code"]), (1, "IMPORT_INVALID"))
+        self.assertIn(f"{path}:2", out["error"]["message"])
+        self.assertIn("Nothing was imported", out["error"]["hint"])
+        self.assertUnchanged(before)
+        code, out, _ = self.cli("import_history", path, "--format", "jsonl", "--skip-invalid")
+        self.assertEqual((code, out["imported"]), (0, 2))
+        self.assertEqual([i["line"] for i in out["invalid"]], [2])
+        self.assertEqual(open_index(self.root).capture(out["mapping"]["a"])["occurred_at"], "2023-05-08T13:56:00Z")
+        help_text = subprocess.run([sys.executable, str(SCRIPTS / "import_history.py"), "--help"],
+                                   capture_output=True, text=True, timeout=60).stdout
+        self.assertIn("1:56 pm on 8 May, 2023", help_text)
+        self.assertIn("--skip-invalid", help_text)
 
 
 class RepairTest(Base):

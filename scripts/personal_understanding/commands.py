@@ -8,6 +8,8 @@ that does the work, and the shape of its result.
 
 import importlib
 
+from .importdates import FORMS_HELP as IMPORT_DATE_FORMS
+
 
 class Param:
     """One argument: its JSON type, help, and how the CLI spells it."""
@@ -453,14 +455,19 @@ COMMANDS += [
         summary="Import conversation history (jsonl, locomo, chatgpt, text) as verbatim captures.",
         description="Every message becomes a capture with its speaker, its side (the user's or the other party's) "
                     "and its event time (occurred_at) kept apart from the save time. The jsonl format is one message "
-                    "per line {ref, speaker, text, occurred_at, session_id}; the output maps every ref to its capture "
-                    "id. Re-importing the same file adds nothing. Imported captures are closed as "
-                    "no-derivation-needed (kept verbatim for recall; derive on demand).",
+                    "per line {ref, speaker, text, occurred_at, session_id}; text is 'Speaker: words' lines, with "
+                    "optional date headers ('# 2023-05-08') or a leading '[time]'. Dates: " + IMPORT_DATE_FORMS + ". "
+                    "The output maps every ref to its capture id. Re-importing the same file or a renamed copy adds "
+                    "nothing; re-running an interrupted import completes it. An invalid line refuses the whole file "
+                    "(nothing imported) unless skip_invalid. Imported captures are closed as no-derivation-needed "
+                    "(kept verbatim for recall; derive on demand).",
         params=(Param("file", S, "The file to import.", required=True, positional=True, path="read"),
                 Param("format", S, "jsonl, locomo, chatgpt or text.", required=True,
                       enum=("jsonl", "locomo", "chatgpt", "text")),
                 Param("user_speaker", S, "Which speaker is the archive's owner (default: per format)."),
-                Param("sample_ids", A, "locomo only: import just these samples.")),
+                Param("sample_ids", A, "locomo only: import just these samples."),
+                Param("skip_invalid", B, "Leave invalid lines out (they are listed under invalid) and import the rest.",
+                      default=False)),
         run="history:import_history", idempotent=True,
         example="python3 scripts/import_history.py chats.jsonl --format jsonl",
         output=_obj(imported=I, already_present=I, mapping=O),

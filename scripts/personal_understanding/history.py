@@ -54,11 +54,11 @@ def _unregistered(root, index):
             if cid.startswith("imp-") and index.capture(cid) is None}
 
 
-def import_history(root, format, file, user_speaker=None, sample_ids=None, now=None):
+def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_invalid=False, now=None):
     archive.require(root)
     settings = config.load(root)
-    messages = importers.parse(format, file, user_speaker=user_speaker, sample_ids=sample_ids,
-                               max_bytes=settings["max_import_bytes"])
+    messages, invalid = importers.parse_report(format, file, user_speaker=user_speaker, sample_ids=sample_ids,
+                                               skip_invalid=skip_invalid, max_bytes=settings["max_import_bytes"])
     limit = settings["max_message_bytes"]
     moment = now or timeutil.now()
     stamp = timeutil.iso(moment)
@@ -128,4 +128,9 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, now=N
            "already_present": present, "skipped": skipped, "mapping": mapping}
     if resumed:
         out["resumed"] = resumed  # files an interrupted run of this import had written
+    if skip_invalid:
+        out["invalid"] = invalid
+        if invalid:
+            out["note"] = (f"{len(invalid)} invalid line(s) were left out and are listed under invalid; "
+                           "everything else was imported.")
     return out

@@ -1,7 +1,11 @@
 """Parsers that turn conversation-history files into one neutral list of `Message`.
 
 Pure: each parser reads the one file it is given and writes nothing. A file that is
-malformed anywhere is refused whole, so an import never lands half a history. Text is
+malformed anywhere is refused whole by default, naming the line (or sample, session,
+message) and saying that nothing was imported; with skip_invalid the invalid lines
+are left out and listed, and the rest is imported. A file whose overall shape is
+wrong (not JSON, not a list) is always refused whole. Dates are read in the forms
+importdates.py lists. Text is
 kept exactly as the source has it; the only changes are the ones the format's own
 encoding needs (JSON escapes, a UTF-8 byte-order mark, CRLF line ends in plain text).
 """
@@ -15,6 +19,7 @@ import re
 
 from . import inputs
 from .errors import PuError, usage
+from .importdates import normalize_iso as normalize_time, parse_epoch, parse_locomo as parse_locomo_datetime, parse_when
 
 FORMATS = ("jsonl", "locomo", "chatgpt", "text")
 ROLES = ("user", "other")
@@ -36,11 +41,16 @@ class Message:
 
 
 def parse(fmt, path, *, user_speaker=None, sample_ids=None, max_bytes=0):
-    """Parse `path` as `fmt` (one of FORMATS) into a list of Message, in source order.
+    """Parse `path` as `fmt` (one of FORMATS) into a list of Message, in source order; refused whole if anything is invalid.
 
     `user_speaker` names the archive's owner (role "user"); every other speaker is "other".
     `sample_ids` (locomo only) keeps just those samples. A file over `max_bytes` (0: no cap) is refused.
     """
+    return parse_report(fmt, path, user_speaker=user_speaker, sample_ids=sample_ids, max_bytes=max_bytes)[0]
+
+
+def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=False, max_bytes=0):
+    """(messages, invalid): with skip_invalid, invalid lines are left out and listed as {line|where, why}."""
     if fmt not in FORMATS:
         raise PuError("IMPORT_BAD_FORMAT", f"unknown import format {fmt!r}", f"Use one of: {', '.join(FORMATS)}.")
     if user_speaker is not None and (not isinstance(user_speaker, str) or not user_speaker):
@@ -49,23 +59,45 @@ def parse(fmt, path, *, user_speaker=None, sample_ids=None, max_bytes=0):
         raise usage(f"sample_ids applies only to the locomo format, not {fmt}")
     path = os.fspath(path)
     text = _read_utf8(path, max_bytes)
+    skips = _Skips(skip_invalid)
     if fmt == "jsonl":
-        return _parse_jsonl(path, text, user_speaker)
-    if fmt == "locomo":
-        return _parse_locomo(path, _load_json(path, text), user_speaker, sample_ids)
-    if fmt == "chatgpt":
+        out = _parse_jsonl(path, text, user_speaker, skips)
+    elif fmt == "locomo":
+        out = _parse_locomo(path, _load_json(path, text), user_speaker, sample_ids, skips)
+    elif fmt == "chatgpt":
         # Roles come from the export's own author roles, so user_speaker has nothing to decide.
-        return _parse_chatgpt(path, _load_json(path, text))
-    return _parse_text(path, text, user_speaker)
+        out = _parse_chatgpt(path, _load_json(path, text), skips)
+    else:
+        out = _parse_text(path, text, user_speaker, skips)
+    return out, skips.invalid
 
 
 # --- shared helpers ----------------------------------------------------------
 
-def _invalid(path, where, what, hint="Fix the file and import again; nothing was imported."):
+WHOLE_FILE_HINT = "Fix the file and import again; nothing was imported."
+UNIT_HINT = ("Nothing was imported. Fix it and import again, or pass {arg:skip_invalid=true} to import the rest "
+             "and list what was left out.")
+
+
+def _invalid(path, where, what, hint=UNIT_HINT):
     loc = f"{path}:{where}" if isinstance(where, int) else (f"{path} ({where})" if where else path)
     details = {"file": path}
     details["line" if isinstance(where, int) else "where"] = where
     return PuError("IMPORT_INVALID", f"{loc}: {what}", hint, details)
+
+
+class _Skips:
+    """Invalid lines: the import is refused whole (the default) or they are left out and listed."""
+
+    def __init__(self, skip):
+        self.skip = skip
+        self.invalid = []
+
+    def take(self, exc):
+        if not self.skip or exc.code != "IMPORT_INVALID":
+            raise exc
+        where = {k: v for k, v in exc.details.items() if k in ("line", "where")}
+        self.invalid.append(dict(where, why=exc.message.split(": ", 1)[-1]))
 
 
 def _read_utf8(path, max_bytes):
@@ -82,7 +114,7 @@ def _load_json(path, text):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _invalid(path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        raise _invalid(path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})", WHOLE_FILE_HINT) from None
 
 
 _SAFE_SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
@@ -106,33 +138,6 @@ def _iso_utc(moment):
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# A fixed grammar rather than fromisoformat, whose accepted forms differ between 3.10 and 3.11.
-_ISO_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})"
-    r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|z|[+-]\d{2}:?\d{2})?)?", re.ASCII)
-
-
-def normalize_time(value):
-    """ISO date -> "YYYY-MM-DD"; ISO date-time -> "YYYY-MM-DDTHH:MM:SSZ" (naive taken as UTC).
-
-    Raises ValueError for anything else, including impossible dates.
-    """
-    m = _ISO_TIME.fullmatch(value) if isinstance(value, str) else None
-    if not m:
-        raise ValueError(f"{value!r} is not an ISO date or date-time")
-    year, month, day = int(m[1]), int(m[2]), int(m[3])
-    if m[4] is None:
-        return _dt.date(year, month, day).isoformat()
-    zone, offset = m[7], 0
-    if zone and zone not in ("Z", "z"):
-        offset = (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[-2:]))
-    tz = _dt.timezone(_dt.timedelta(minutes=offset))
-    try:
-        return _iso_utc(_dt.datetime(year, month, day, int(m[4]), int(m[5]), int(m[6] or 0), tzinfo=tz))
-    except OverflowError:  # an offset pushing year 9999 past the calendar's end
-        raise ValueError(f"{value!r} is outside the representable range") from None
-
-
 def _check_owner(user_speaker, speakers, path, scope=""):
     if user_speaker is not None and speakers and user_speaker not in speakers:
         known = ", ".join(sorted(speakers)[:10]) or "none"
@@ -144,43 +149,50 @@ def _check_owner(user_speaker, speakers, path, scope=""):
 _JSONL_KEYS = frozenset({"ref", "speaker", "text", "occurred_at", "session_id", "role", "meta"})
 
 
-def _parse_jsonl(path, text, user_speaker):
+def _jsonl_row(path, n, line, first_line):
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _invalid(path, n, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise _invalid(path, n, "each line must be one JSON object")
+    # Unknown keys are refused so a misspelt "occured_at" cannot silently drop a date.
+    unknown = sorted(set(obj) - _JSONL_KEYS)
+    if unknown:
+        raise _invalid(path, n, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_JSONL_KEYS))}")
+    for key in ("ref", "speaker", "text"):
+        if not isinstance(obj.get(key), str) or not obj[key].strip():
+            raise _invalid(path, n, f"missing {key} (a non-empty string is required)")
+    ref = obj["ref"]
+    if ref in first_line:
+        raise _invalid(path, n, f"duplicate ref {ref!r} (first used on line {first_line[ref]})")
+    occurred = obj.get("occurred_at")
+    if occurred is not None:
+        try:
+            occurred = parse_when(occurred)
+        except ValueError as exc:
+            raise _invalid(path, n, f"bad date in occurred_at: {exc}") from None
+    session, role, meta = obj.get("session_id"), obj.get("role"), obj.get("meta")
+    if session is not None and (not isinstance(session, str) or not session):
+        raise _invalid(path, n, "session_id must be a non-empty string")
+    if role is not None and role not in ROLES:
+        raise _invalid(path, n, f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if meta is not None and not isinstance(meta, dict):
+        raise _invalid(path, n, "meta must be a JSON object")
+    first_line[ref] = n
+    session = None if session is None else session_slug(session)
+    return ref, obj["speaker"], role, obj["text"], occurred, session, dict(meta or {})
+
+
+def _parse_jsonl(path, text, user_speaker, skips):
     rows, first_line = [], {}
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _invalid(path, n, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise _invalid(path, n, "each line must be one JSON object")
-        # Unknown keys are refused so a misspelt "occured_at" cannot silently drop a date.
-        unknown = sorted(set(obj) - _JSONL_KEYS)
-        if unknown:
-            raise _invalid(path, n, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_JSONL_KEYS))}")
-        for key in ("ref", "speaker", "text"):
-            if not isinstance(obj.get(key), str) or not obj[key].strip():
-                raise _invalid(path, n, f"missing {key} (a non-empty string is required)")
-        ref = obj["ref"]
-        if ref in first_line:
-            raise _invalid(path, n, f"duplicate ref {ref!r} (first used on line {first_line[ref]})")
-        first_line[ref] = n
-        occurred = obj.get("occurred_at")
-        if occurred is not None:
-            try:
-                occurred = normalize_time(occurred)
-            except ValueError as exc:
-                raise _invalid(path, n, f"bad date in occurred_at: {exc}") from None
-        session, role, meta = obj.get("session_id"), obj.get("role"), obj.get("meta")
-        if session is not None and (not isinstance(session, str) or not session):
-            raise _invalid(path, n, "session_id must be a non-empty string")
-        if role is not None and role not in ROLES:
-            raise _invalid(path, n, f"role must be one of {', '.join(ROLES)}, not {role!r}")
-        if meta is not None and not isinstance(meta, dict):
-            raise _invalid(path, n, "meta must be a JSON object")
-        session = None if session is None else session_slug(session)
-        rows.append((ref, obj["speaker"], role, obj["text"], occurred, session, dict(meta or {})))
+            rows.append(_jsonl_row(path, n, line, first_line))
+        except PuError as exc:
+            skips.take(exc)
     speakers = [row[1] for row in rows]
     _check_owner(user_speaker, set(speakers), path)
     # Lines may carry their own role; for the rest the owner is user_speaker, else whoever a
@@ -192,101 +204,91 @@ def _parse_jsonl(path, text, user_speaker):
 
 # --- LoCoMo ------------------------------------------------------------------------
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july",
-           "august", "september", "october", "november", "december")
-_LOCOMO_TIME = re.compile(
-    r"\s*(?:(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+)?"
-    r"(\d{1,2})\s+([a-z]+)\.?\s*,?\s*(\d{4})\s*", re.IGNORECASE | re.ASCII)
-
-
-def parse_locomo_datetime(text):
-    """Parse "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00Z" (the source gives no zone: UTC).
-
-    Also takes abbreviated months ("8 Aug 2023"), no comma, "a.m."/"p.m.", and a bare date
-    ("8 May, 2023" -> "2023-05-08"). Raises ValueError otherwise.
-    """
-    m = _LOCOMO_TIME.fullmatch(text) if isinstance(text, str) else None
-    if not m:
-        raise ValueError(f"{text!r} is not a LoCoMo date-time like '1:56 pm on 8 May, 2023'")
-    name = m[5].lower()
-    months = [i for i, full in enumerate(_MONTHS, 1) if full == name or (len(name) >= 3 and full.startswith(name))]
-    if len(months) != 1:
-        raise ValueError(f"{text!r}: unknown month {m[5]!r}")
-    day = _dt.date(int(m[6]), months[0], int(m[4]))
-    if m[1] is None:
-        return day.isoformat()
-    hour, minute = int(m[1]), int(m[2])
-    if not 1 <= hour <= 12:
-        raise ValueError(f"{text!r}: hour {hour} is not on a 12-hour clock")
-    hour = hour % 12 + (12 if m[3].lower() == "p" else 0)
-    return _iso_utc(_dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC))
-
-
-def _parse_locomo(path, data, user_speaker, sample_ids):
+def _parse_locomo(path, data, user_speaker, sample_ids, skips):
     if not isinstance(data, list):
-        raise _invalid(path, None, "a LoCoMo file is a JSON list of samples")
+        raise _invalid(path, None, "a LoCoMo file is a JSON list of samples", WHOLE_FILE_HINT)
     wanted = None
     if sample_ids is not None:
         wanted = {sample_ids} if isinstance(sample_ids, str) else {str(s) for s in sample_ids}
     out, seen, found = [], set(), set()
     # Every sample is checked, even ones the filter drops: a malformed file is refused whole.
     for i, sample in enumerate(data):
-        where = f"sample #{i}"
-        if not isinstance(sample, dict) or not isinstance(sample.get("sample_id"), str) or not sample["sample_id"]:
-            raise _invalid(path, where, "each sample needs a string sample_id")
-        sid = sample["sample_id"]
-        where = f"sample {sid}"
-        conv = sample.get("conversation")
-        if not isinstance(conv, dict):
-            raise _invalid(path, where, "missing conversation object")
-        pair = (conv.get("speaker_a"), conv.get("speaker_b"))
-        if not all(isinstance(s, str) and s for s in pair):
-            raise _invalid(path, where, "conversation needs speaker_a and speaker_b")
-        keep = wanted is None or sid in wanted
-        if keep:
-            found.add(sid)
-            _check_owner(user_speaker, set(pair), path, f" sample {sid}")
-        owner = user_speaker or pair[0]
-        sessions = sorted((int(m[1]), key) for key in conv for m in [re.fullmatch(r"session_(\d+)", key)] if m)
-        for number, key in sessions:
-            turns, raw_time = conv[key], conv.get(f"{key}_date_time")
+        try:
+            out += _locomo_sample(path, i, sample, user_speaker, wanted, seen, found, skips)
+        except PuError as exc:
+            skips.take(exc)
+    if wanted is not None and wanted - found:
+        raise usage(f"sample id(s) not in {path}: {', '.join(sorted(wanted - found))}",
+                    "Pass sample ids as they appear in the file's sample_id fields.")
+    return out
+
+
+def _locomo_sample(path, i, sample, user_speaker, wanted, seen, found, skips):
+    where = f"sample #{i}"
+    if not isinstance(sample, dict) or not isinstance(sample.get("sample_id"), str) or not sample["sample_id"]:
+        raise _invalid(path, where, "each sample needs a string sample_id")
+    sid = sample["sample_id"]
+    where = f"sample {sid}"
+    conv = sample.get("conversation")
+    if not isinstance(conv, dict):
+        raise _invalid(path, where, "missing conversation object")
+    pair = (conv.get("speaker_a"), conv.get("speaker_b"))
+    if not all(isinstance(s, str) and s for s in pair):
+        raise _invalid(path, where, "conversation needs speaker_a and speaker_b")
+    keep = wanted is None or sid in wanted
+    if keep:
+        found.add(sid)
+        _check_owner(user_speaker, set(pair), path, f" sample {sid}")
+    owner = user_speaker or pair[0]
+    out = []
+    sessions = sorted((int(m[1]), key) for key in conv for m in [re.fullmatch(r"session_(\d+)", key)] if m)
+    for number, key in sessions:
+        turns, raw_time = conv[key], conv.get(f"{key}_date_time")
+        try:
             if not isinstance(turns, list):
                 raise _invalid(path, f"{where} {key}", "a session must be a list of turns")
             occurred = None
             if raw_time is not None:
                 try:
-                    occurred = parse_locomo_datetime(raw_time)
+                    occurred = parse_when(raw_time)
                 except ValueError as exc:
                     raise _invalid(path, f"{where} {key}_date_time", f"bad date: {exc}") from None
-            session = session_slug(f"{sid}-s{number}")
-            for j, turn in enumerate(turns):
-                at = f"{where} {key} turn #{j}"
-                if not isinstance(turn, dict):
-                    raise _invalid(path, at, "a turn must be an object")
-                for field in ("speaker", "dia_id", "text"):
-                    if not isinstance(turn.get(field), str) or not turn[field].strip():
-                        raise _invalid(path, at, f"missing {field}")
-                ref = f"{sid}:{turn['dia_id']}"
-                if ref in seen:
-                    raise _invalid(path, at, f"duplicate dia_id {turn['dia_id']!r}")
-                seen.add(ref)
-                if not keep:
-                    continue
-                meta = {"sample_id": sid, "dia_id": turn["dia_id"], "session": number}
-                # Image turns: the caption is a model's description, not words anyone said,
-                # so it stays out of text.
-                caption, urls = turn.get("blip_caption"), turn.get("img_url")
-                urls = [urls] if isinstance(urls, str) else urls if isinstance(urls, list) else []
-                if isinstance(caption, str) and caption:
-                    meta["image_caption"] = caption
-                if any(isinstance(url, str) for url in urls):
-                    meta["image_url"] = [url for url in urls if isinstance(url, str)]
-                role = "user" if turn["speaker"] == owner else "other"
-                out.append(Message(ref, turn["speaker"], role, turn["text"], occurred, session, meta))
-    if wanted is not None and wanted - found:
-        raise usage(f"sample id(s) not in {path}: {', '.join(sorted(wanted - found))}",
-                    "Pass sample ids as they appear in the file's sample_id fields.")
+        except PuError as exc:
+            skips.take(exc)
+            continue
+        session = session_slug(f"{sid}-s{number}")
+        for j, turn in enumerate(turns):
+            try:
+                message = _locomo_turn(path, f"{where} {key} turn #{j}", turn, sid, number, owner, occurred, session, seen)
+            except PuError as exc:
+                skips.take(exc)
+                continue
+            if keep:
+                out.append(message)
     return out
+
+
+def _locomo_turn(path, at, turn, sid, number, owner, occurred, session, seen):
+    if not isinstance(turn, dict):
+        raise _invalid(path, at, "a turn must be an object")
+    for field in ("speaker", "dia_id", "text"):
+        if not isinstance(turn.get(field), str) or not turn[field].strip():
+            raise _invalid(path, at, f"missing {field}")
+    ref = f"{sid}:{turn['dia_id']}"
+    if ref in seen:
+        raise _invalid(path, at, f"duplicate dia_id {turn['dia_id']!r}")
+    seen.add(ref)
+    meta = {"sample_id": sid, "dia_id": turn["dia_id"], "session": number}
+    # Image turns: the caption is a model's description, not words anyone said,
+    # so it stays out of text.
+    caption, urls = turn.get("blip_caption"), turn.get("img_url")
+    urls = [urls] if isinstance(urls, str) else urls if isinstance(urls, list) else []
+    if isinstance(caption, str) and caption:
+        meta["image_caption"] = caption
+    if any(isinstance(url, str) for url in urls):
+        meta["image_url"] = [url for url in urls if isinstance(url, str)]
+    role = "user" if turn["speaker"] == owner else "other"
+    return Message(ref, turn["speaker"], role, turn["text"], occurred, session, meta)
 
 
 # --- ChatGPT export ------------------------------------------------------------------
@@ -321,84 +323,108 @@ def _current_branch(path, where, mapping, current):
     return chain if current is None else chain[::-1]
 
 
-def _epoch(path, where, value):
+def _when(path, where, value):
+    """A message's create_time: epoch seconds in ChatGPT exports (any accepted date form is read too)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _invalid(path, where, f"create_time must be epoch seconds, not {value!r}")
     try:
-        return _iso_utc(_dt.datetime.fromtimestamp(value, UTC))
-    except (OverflowError, OSError, ValueError):
-        raise _invalid(path, where, f"bad date: create_time {value!r} is out of range") from None
+        return parse_when(value)
+    except ValueError as exc:
+        raise _invalid(path, where, f"bad date in create_time: {exc}") from None
 
 
-def _parse_chatgpt(path, data):
+def _parse_chatgpt(path, data, skips):
     if isinstance(data, dict) and "mapping" in data:
         data = [data]
     if not isinstance(data, list):
-        raise _invalid(path, None, "a ChatGPT export is a JSON list of conversations")
+        raise _invalid(path, None, "a ChatGPT export is a JSON list of conversations", WHOLE_FILE_HINT)
     out, seen = [], set()
     for i, conv in enumerate(data):
-        if not isinstance(conv, dict):
-            raise _invalid(path, f"conversation #{i}", "a conversation must be an object")
-        cid = conv.get("conversation_id") or conv.get("id")
-        if not isinstance(cid, str) or not cid:
-            raise _invalid(path, f"conversation #{i}", "missing conversation id")
-        mapping = conv.get("mapping")
-        if not isinstance(mapping, dict):
-            raise _invalid(path, f"conversation {cid}", "missing mapping")
-        session = session_slug(cid)
-        for node_id in _current_branch(path, f"conversation {cid}", mapping, conv.get("current_node")):
-            msg, at = mapping[node_id].get("message"), f"conversation {cid} node {node_id}"
-            if msg is None:
+        try:
+            if not isinstance(conv, dict):
+                raise _invalid(path, f"conversation #{i}", "a conversation must be an object")
+            cid = conv.get("conversation_id") or conv.get("id")
+            if not isinstance(cid, str) or not cid:
+                raise _invalid(path, f"conversation #{i}", "missing conversation id")
+            mapping = conv.get("mapping")
+            if not isinstance(mapping, dict):
+                raise _invalid(path, f"conversation {cid}", "missing mapping")
+            branch = _current_branch(path, f"conversation {cid}", mapping, conv.get("current_node"))
+        except PuError as exc:
+            skips.take(exc)
+            continue
+        for node_id in branch:
+            try:
+                message = _chatgpt_message(path, conv, cid, node_id, mapping[node_id].get("message"), seen)
+            except PuError as exc:
+                skips.take(exc)
                 continue
-            if not isinstance(msg, dict):
-                raise _invalid(path, at, "message must be an object")
-            author, meta_in, content = (msg.get(key) if isinstance(msg.get(key), dict) else {}
-                                        for key in ("author", "metadata", "content"))
-            speaker = author.get("role")
-            if speaker not in ("user", "assistant"):
-                continue
-            # Hidden context, and assistant turns addressed to a tool, are plumbing, not conversation.
-            if meta_in.get("is_visually_hidden_from_conversation") or msg.get("recipient") not in (None, "all"):
-                continue
-            parts = content.get("parts")
-            if parts is None:
-                continue
-            if not isinstance(parts, list):
-                raise _invalid(path, at, "content.parts must be a list")
-            texts, skipped = [], []
-            for part in parts:
-                if isinstance(part, str):
-                    texts.append(part)
-                elif isinstance(part, dict) and part.get("content_type") == "audio_transcription" \
-                        and isinstance(part.get("text"), str):
-                    texts.append(part["text"])  # voice chat: the transcript is what was said
-                else:
-                    skipped.append(part.get("content_type", "object") if isinstance(part, dict) else type(part).__name__)
-            body = "\n".join(t for t in texts if t)
-            if not body.strip():
-                continue
-            mid = msg.get("id") if isinstance(msg.get("id"), str) and msg.get("id") else node_id
-            ref = f"{cid}:{mid}"
-            if ref in seen:
-                raise _invalid(path, at, f"duplicate message ref {ref!r}")
-            seen.add(ref)
-            meta = {"conversation_id": cid, "message_id": mid, "title": conv.get("title"),
-                    "content_type": content.get("content_type"), "model": meta_in.get("model_slug"),
-                    "skipped_parts": skipped}
-            meta = {key: value for key, value in meta.items() if value}
-            role = "user" if speaker == "user" else "other"
-            out.append(Message(ref, speaker, role, body, _epoch(path, at, msg.get("create_time")), session, meta))
+            if message is not None:
+                out.append(message)
     return out
+
+
+def _chatgpt_message(path, conv, cid, node_id, msg, seen):
+    """One node's message, or None for plumbing (system, tools, hidden context, empty parts)."""
+    at = f"conversation {cid} node {node_id}"
+    if msg is None:
+        return None
+    if not isinstance(msg, dict):
+        raise _invalid(path, at, "message must be an object")
+    author, meta_in, content = (msg.get(key) if isinstance(msg.get(key), dict) else {}
+                                for key in ("author", "metadata", "content"))
+    speaker = author.get("role")
+    if speaker not in ("user", "assistant"):
+        return None
+    # Hidden context, and assistant turns addressed to a tool, are plumbing, not conversation.
+    if meta_in.get("is_visually_hidden_from_conversation") or msg.get("recipient") not in (None, "all"):
+        return None
+    parts = content.get("parts")
+    if parts is None:
+        return None
+    if not isinstance(parts, list):
+        raise _invalid(path, at, "content.parts must be a list")
+    texts, skipped = [], []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("content_type") == "audio_transcription" \
+                and isinstance(part.get("text"), str):
+            texts.append(part["text"])  # voice chat: the transcript is what was said
+        else:
+            skipped.append(part.get("content_type", "object") if isinstance(part, dict) else type(part).__name__)
+    body = "\n".join(t for t in texts if t)
+    if not body.strip():
+        return None
+    mid = msg.get("id") if isinstance(msg.get("id"), str) and msg.get("id") else node_id
+    ref = f"{cid}:{mid}"
+    if ref in seen:
+        raise _invalid(path, at, f"duplicate message ref {ref!r}")
+    occurred = _when(path, at, msg.get("create_time"))
+    seen.add(ref)
+    meta = {"conversation_id": cid, "message_id": mid, "title": conv.get("title"),
+            "content_type": content.get("content_type"), "model": meta_in.get("model_slug"),
+            "skipped_parts": skipped}
+    meta = {key: value for key, value in meta.items() if value}
+    role = "user" if speaker == "user" else "other"
+    return Message(ref, speaker, role, body, occurred, session_slug(cid), meta)
 
 
 # --- plain-text transcript -------------------------------------------------------------
 
-_DATE_HEADER = re.compile(r"(?:#{1,6}[ \t]*(\d{4}-\d{2}-\d{2})|-{3,}[ \t]*(\d{4}-\d{2}-\d{2})[ \t]*-{3,})[ \t]*", re.ASCII)
+# A date header: "# <date>" or "--- <date> ---", the date in any form importdates reads.
+_DATE_HEADER = re.compile(r"(?:#{1,6}[ \t]*(.+?)|-{3,}[ \t]*(.+?)[ \t]*-{3,})[ \t]*")
+# A speaker line may start with its own time: "[2024-05-08 09:15] Ana: ..." or "[May 8, 2023 1:56 PM] Ana: ...".
+_STAMPED = re.compile(r"\[([^\]\n]{6,40})\][ \t]*(.*)")
+_DATE_LIKE = re.compile(r"(?:\d{4}[-/.年]|\d{1,2}\s+[a-z]{3}|[a-z]{3,9}\.?,?\s+\d{1,2}|\d{1,2}:\d{2}\s*[ap]?\.?m?\.?\s+on\s)",
+                        re.IGNORECASE)
 # A speaker name: starts at column 0, at most 40 characters and 4 words, contains a letter,
 # no colon, not a list bullet or quote. Indent a line to keep "Note: ..." inside the previous message.
 _SPEAKER_LINE = re.compile(r"([^\s:：#>*-][^:：\x00-\x1f\x7f-\x9f\u2028\u2029]{0,39}?)[ \t]*[:：][ \t]*(.*)")
+
+
+def _looks_like_date(text):
+    return bool(_DATE_LIKE.match(text.strip()) and re.search(r"\d{4}", text))
 
 
 def _speaker_of(line):
@@ -410,7 +436,21 @@ def _speaker_of(line):
     return m[1], m[2]
 
 
-def _parse_text(path, text, user_speaker):
+def _stamped(path, n, line):
+    """(time, speaker, first words) for "[time] Speaker: ..."; None when the line is not one."""
+    m = _STAMPED.fullmatch(line)
+    if not m or not _looks_like_date(m[1]):
+        return None
+    said = _speaker_of(m[2])
+    if said is None:
+        return None
+    try:
+        return parse_when(m[1]), said[0], said[1]
+    except ValueError as exc:
+        raise _invalid(path, n, f"bad time in {m[0][:60]!r}: {exc}") from None
+
+
+def _parse_text(path, text, user_speaker, skips):
     out, current, date = [], None, None
 
     def close():
@@ -426,27 +466,39 @@ def _parse_text(path, text, user_speaker):
             raise _invalid(path, current["line"], f"missing text after {current['speaker']!r}")
         out.append((current["line"], current["speaker"], "\n".join(lines), current["date"]))
 
+    def next_message():
+        nonlocal current
+        try:
+            close()
+        except PuError as exc:
+            skips.take(exc)
+        current = None
+
     for n, line in enumerate(text.split("\n"), 1):
         if line.endswith("\r"):
             line = line[:-1]
-        header = _DATE_HEADER.fullmatch(line)
-        if header:
-            close()
-            current = None
-            try:
-                date = _dt.date.fromisoformat(header[1] or header[2]).isoformat()
-            except ValueError:
-                raise _invalid(path, n, f"bad date in header {line!r}") from None
-            continue
-        said = _speaker_of(line)
-        if said:
-            close()
-            current = {"line": n, "speaker": said[0], "lines": [said[1]], "date": date}
-        elif current is not None:
-            current["lines"].append(line)
-        elif line.strip():
-            raise _invalid(path, n, "text before the first 'Speaker: message' line")
-    close()
+        try:
+            header = _DATE_HEADER.fullmatch(line)
+            if header and _looks_like_date(header[1] or header[2]):
+                next_message()
+                try:
+                    date = None  # a header that cannot be read leaves the day unknown, never the previous one
+                    date = parse_when(header[1] or header[2])
+                except ValueError as exc:
+                    raise _invalid(path, n, f"bad date in header {line!r}: {exc}") from None
+                continue
+            stamped = _stamped(path, n, line)
+            said = stamped[1:] if stamped else _speaker_of(line)
+            if said:
+                next_message()
+                current = {"line": n, "speaker": said[0], "lines": [said[1]], "date": stamped[0] if stamped else date}
+            elif current is not None:
+                current["lines"].append(line)
+            elif line.strip():
+                raise _invalid(path, n, "text before the first 'Speaker: message' line")
+        except PuError as exc:
+            skips.take(exc)
+    next_message()
     speakers = [speaker for _, speaker, _, _ in out]
     _check_owner(user_speaker, set(speakers), path)
     owner = user_speaker or (speakers[0] if speakers else None)
