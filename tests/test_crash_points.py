@@ -161,7 +161,7 @@ def build_fixture(root, outside):
     start = "其实我去年偷偷去看过心理医生，医生叫顾青山".index("顾青山")
     only = records.add_record(root, kind="event", title="去看心理医生", capture_ids=[a],
                               verbatim_refs=[{"capture_id": a, "start": start, "end": start + 3}])["id"]
-    shared = records.add_record(root, kind="state", title="睡眠不好", summary="医生叫顾青山，说我睡不好是焦虑",
+    shared = records.add_record(root, kind="state", title="医生叫顾青山：睡眠不好", summary="医生叫顾青山，说我睡不好是焦虑",
                                 capture_ids=[a, b])["id"]
     fu = followups.add_followup(root, "后来还去找医生吗？", a, context="医生叫顾青山", due_rule="+7d")["id"]
     ledger.finalize(root, a, "derived")

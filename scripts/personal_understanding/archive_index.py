@@ -59,6 +59,9 @@ CREATE TABLE IF NOT EXISTS followups (
     id TEXT PRIMARY KEY, version INTEGER, status TEXT, due_at TEXT, line INTEGER, data TEXT);
 CREATE TABLE IF NOT EXISTS tombstones (
     id TEXT PRIMARY KEY, kind TEXT, line INTEGER, data TEXT);
+CREATE INDEX IF NOT EXISTS tombstones_turn ON tombstones(json_extract(data, '$.turn_id'));
+CREATE INDEX IF NOT EXISTS followups_capture ON followups(json_extract(data, '$.capture_id'));
+CREATE INDEX IF NOT EXISTS followups_answer ON followups(json_extract(data, '$.resolution.capture_id'));
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT);
 """
 

@@ -131,8 +131,10 @@ def snapshots_holding(root, ids):
                 names = [n for n in zf.namelist() if n != MANIFEST]
                 stones = zf.read("memory/v2/forgotten.jsonl") if "memory/v2/forgotten.jsonl" in names else b""
                 open_ids = [i.encode("utf-8") for i in set(ids) - _settled(stones)]
-                if open_ids and any(i in zf.read(n) for n in names if n != "memory/v2/forgotten.jsonl" for i in open_ids):
-                    out.append(snap)
+                for name in names if open_ids else ():
+                    if name != "memory/v2/forgotten.jsonl" and any(i in zf.read(name) for i in open_ids):
+                        out.append(snap)
+                        break
         except (OSError, zipfile.BadZipFile, KeyError):
             continue  # an unreadable snapshot is verify's business, not forgetting's
     return out
@@ -175,14 +177,16 @@ def clean_stage(root, snapshot, stage, moment):
     return manifest, redone
 
 
-def rewrite_snapshots(root, moment):
-    """Replace every snapshot under backups/ that holds forgotten material by a cleaned one. Caller holds the lock."""
-    from .archive_index import open_index
+def rewrite_snapshots(root, ids, moment):
+    """Replace every snapshot under backups/ that holds something of `ids` (forgotten) by a cleaned one.
 
-    ids = [r[0] for r in open_index(root).db.execute(
-        "SELECT id FROM tombstones WHERE json_extract(data, '$.because') IS NULL")]
-    rewritten = []
-    for snap in snapshots_holding(root, ids) if ids else ():
+    Caller holds the lock. A snapshot that fails verification is left alone and returned in `unverified`.
+    """
+    rewritten, unverified = [], []
+    for snap in snapshots_holding(root, ids):
+        if verify_snapshot(snap)[1]:
+            unverified.append(str(snap))
+            continue
         stage = paths.staging_dir(root) / f"backup-{snap.stem}"
         old, redone = clean_stage(root, snap, stage, moment)
         manifest = {"created_at": old.get("created_at"), "root": old.get("root"), "files": [],
@@ -194,7 +198,7 @@ def rewrite_snapshots(root, moment):
         storage.atomic_write_json(root, snap.with_suffix(".manifest.json"), manifest)
         storage.remove_tree(root, stage)
         rewritten.append(str(snap))
-    return rewritten
+    return rewritten, unverified
 
 
 def verify_snapshot(snapshot):

@@ -17,12 +17,15 @@ context cards) that only forgotten records pointed at go with it. A dry run
 (no confirm) writes nothing and lists every file that would change.
 """
 
+import base64
 import json
 import os
+from pathlib import Path
 
-from . import archive, paths, redact, schema, storage, timeutil
-from .archive_index import forget_cached, open_index
+from . import archive, backup, paths, redact, schema, storage, timeutil
+from .archive_index import forget_cached, open_index, record_refs
 from .errors import PuError
+from .views import discard
 
 REDACTED = redact.REDACTED
 
@@ -147,7 +150,7 @@ def plan(root, item_id, again=False):
 def _orphans(index, versions, removed):
     """Organizing cards only the removed records pointed at (an entity named only in forgotten words)."""
     out = []
-    targets = {t for rid in removed for v in versions.get(rid, ()) for _rel, t in _refs(v)}
+    targets = {t for rid in removed for v in versions.get(rid, ()) for _rel, t in record_refs(v)}
     for target in sorted(targets - removed):
         vs = versions.get(target)
         if not vs or schema.cited_captures(vs[-1]) or schema.needs_capture(vs[-1].get("kind")):
@@ -155,12 +158,6 @@ def _orphans(index, versions, removed):
         if set(index.referrers(target)) <= removed:
             out.append(target)
     return out
-
-
-def _refs(rec):
-    from .archive_index import record_refs
-
-    return record_refs(rec)
 
 
 # --- the work, shared by the dry run and the real thing ------------------------------
@@ -237,11 +234,9 @@ class _Work:
         return redact.scrub(obj, self.source) if self.source else obj
 
     def feedback(self, obj):
-        if not self.is_capture:
-            return dict(obj, record_ids=[r for r in obj.get("record_ids") or () if r not in self.gone])
-        if obj.get("capture_id") == self.id:
-            obj = dict(obj, capture_id=None, note=REDACTED if isinstance(obj.get("note"), str) else obj.get("note"))
-        obj = dict(obj, record_ids=[r for r in obj.get("record_ids") or () if r not in self.gone])
+        obj = self._clean_ids(obj)
+        if self.is_capture and obj.get("capture_id") == self.id:
+            obj.update(capture_id=None, note=REDACTED if isinstance(obj.get("note"), str) else obj.get("note"))
         return redact.scrub(obj, self.source) if self.source else obj
 
     def fragment(self, data):
@@ -252,8 +247,6 @@ class _Work:
         return self.source is not None and bool(self.source.runs(text))
 
     def quarantine(self, obj):
-        import base64
-
         try:
             data = base64.b64decode(obj.get("base64") or "")
         except ValueError:
@@ -283,22 +276,17 @@ class _Work:
 
 
 def _torn_files(root):
+    """Unfinished lines set aside by repair (<log>.torn), outside the derived views."""
+    views = os.path.abspath(paths.views_dir(root))
     out = []
-    for top in (paths.v2_dir(root),):
-        for dirpath, dirnames, filenames in os.walk(top):
-            if os.path.abspath(dirpath) == os.path.abspath(paths.views_dir(root)):
-                dirnames[:] = []
-                continue
-            out.extend(os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith(".torn"))
-    from pathlib import Path
-
-    return [Path(p) for p in out]
+    for dirpath, dirnames, filenames in os.walk(paths.v2_dir(root)):
+        dirnames[:] = [d for d in dirnames if os.path.abspath(os.path.join(dirpath, d)) != views]
+        out.extend(Path(dirpath) / n for n in sorted(filenames) if n.endswith(".torn"))
+    return out
 
 
 def places(root, stone):
     """Every place forgetting `stone` would change, relative to the root (the dry run's list)."""
-    from . import backup
-
     work = _Work(root, stone)
     out = [paths.rel(root, path) for path, data in work.rewrites() if data is not None]
     out += ["memory/v2/forgotten.jsonl (tombstone)", "memory/v2/ledger.jsonl (forgotten event)"]
@@ -308,7 +296,9 @@ def places(root, stone):
         out.append(stone["path"] + " (deleted)")
     if stone.get("blob"):
         out.append(stone["blob"] + " (deleted)")
-    out += [paths.rel(root, s) + " (rewritten without it, new manifest)" for s in backup.snapshots_holding(root, [stone["id"]])]
+    out += [paths.rel(root, s) + (" (fails verification: cannot be rewritten)" if backup.verify_snapshot(s)[1]
+                                  else " (rewritten without it, new manifest)")
+            for s in backup.snapshots_holding(root, [stone["id"]])]
     out.append("memory/v2/views/ (derived: dropped and rebuilt)")
     return sorted(dict.fromkeys(out))
 
@@ -326,9 +316,6 @@ def _stones_for(stone, stamp):
 
 def complete(root, stone, moment):
     """Finish a tombstone's work; the caller holds the lock. Safe to repeat after any crash."""
-    from . import backup
-    from .views import discard
-
     stamp = timeutil.iso(moment)
     discard(root)  # pages and indexes built before the tombstone hold the words
     work = _Work(root, stone)
@@ -345,7 +332,7 @@ def complete(root, stone, moment):
                                              "capture_id": None, "at": stamp}))
     if closures:
         storage.append_jsonl(root, paths.followups_path(root), closures)
-    backup.rewrite_snapshots(root, moment)
+    _rewritten, unverified = backup.rewrite_snapshots(root, [stone["id"]], moment)
     index = open_index(root)
     events = []
     if work.is_capture:
@@ -367,6 +354,7 @@ def complete(root, stone, moment):
     storage.append_jsonl(root, paths.forgotten_path(root), {"id": stone["id"], "kind": stone.get("kind"),
                                                             "state": "done", "completed_at": stamp})
     forget_cached(root)
+    return {"snapshots_not_verified": unverified}
 
 
 def _tombstones(root):
@@ -415,6 +403,7 @@ def reapply(root, now=None):
 def forget(root, id, confirm=False, now=None):
     """Forget a capture or a record. A dry run unless confirm."""
     archive.require(root)
+    paths.check_id(id, "id")
     # A dry run only reads: a shared lock, so it also works on a read-only copy.
     with storage.archive_lock(root, "forget") if confirm else storage.snapshot_lock(root):
         # Normally the lock has already finished an interrupted forget of this id; if that failed, finish it here.
@@ -437,9 +426,14 @@ def forget(root, id, confirm=False, now=None):
         moment = now or timeutil.now()
         if not pending:
             storage.append_jsonl(root, paths.forgotten_path(root), _stones_for(stone, timeutil.iso(moment)))
-        complete(root, stone, moment)
-    return dict(summary, dry_run=False, applied=True, resumed=pending,
-                note="Forgotten permanently; a tombstone keeps only ids and hashes.")
+        done = complete(root, stone, moment)
+    out = dict(summary, dry_run=False, applied=True, resumed=pending,
+               note="Forgotten permanently; a tombstone keeps only ids and hashes.")
+    if done["snapshots_not_verified"]:
+        out.setdefault("not_reached", []).extend(
+            f"{s} (fails verification, so it was not rewritten: check it with {{cmd:backup_archive}}, or delete it)"
+            for s in done["snapshots_not_verified"])
+    return out
 
 
 def _mirror(root):

@@ -148,7 +148,7 @@ def _capture_section(root, index, cid, receipt):
 
 
 def _records_section(index, cid):
-    rids = index.records_citing(cid)
+    rids = [r for r in index.records_citing(cid) if (index.record(r) or {}).get("status") != "forgotten"]
     items = "".join(f"<li>{_record_link(r, index)}</li>" for r in rids)
     fus = [obj for obj in (index.followup(f) for (f,) in index.db.execute(
         "SELECT id FROM followups WHERE json_extract(data,'$.capture_id')=? ORDER BY id", (cid,))) if obj]

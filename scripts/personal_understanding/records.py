@@ -339,7 +339,7 @@ def get_record(index, record_id):
     """The latest version, following redirects, with computed time neighbours."""
     canonical = index.resolve(record_id)
     rec = index.record(canonical)
-    if rec is None:
+    if rec is None or rec.get("status") == "forgotten":  # forgotten, or withheld while its forgetting finishes
         return None
     rec = dict(rec)
     if canonical != record_id:

@@ -103,8 +103,9 @@ def routing(root, recall, query=None):
 
 def full(root, recall, offset=0, limit=FULL_LIMIT):
     ai = recall.ai
-    total = ai.count("SELECT COUNT(*) FROM records")
-    rows = ai.db.execute("SELECT data FROM records ORDER BY kind, id LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+    total = ai.count("SELECT COUNT(*) FROM records WHERE status != 'forgotten'")
+    rows = ai.db.execute("SELECT data FROM records WHERE status != 'forgotten' ORDER BY kind, id LIMIT ? OFFSET ?",
+                         (limit, offset)).fetchall()
     items = [_compact(json.loads(r[0])) for r in rows]
     return {"items": items, "total": total, "shown": len(items), "offset": offset,
             "next_offset": offset + len(items) if offset + len(items) < total else None}
