@@ -540,8 +540,9 @@ def _tombstoned(db, item_id):
 
 
 def _turn_forgotten(db, turn_id):
-    return db.execute("SELECT 1 FROM tombstones WHERE kind='capture' AND json_extract(data, '$.turn_id')=? LIMIT 1",
-                      (turn_id,)).fetchone() is not None
+    """Is the message of this turn forgotten? (An attachment of the turn is not its message.)"""
+    return db.execute("SELECT 1 FROM tombstones WHERE json_extract(data, '$.turn_id')=? AND kind='capture' "
+                      "AND json_extract(data, '$.capture_kind') IS NOT 'attachment' LIMIT 1", (turn_id,)).fetchone() is not None
 
 
 def _withhold(db, sid, stone):
@@ -561,7 +562,7 @@ def _withhold(db, sid, stone):
                              "OR json_extract(data, '$.resolution.capture_id')=?", (sid, sid)).fetchall():
         _withhold_followup(db, fid)
     turn = stone.get("turn_id")
-    if stone.get("kind") == "capture" and isinstance(turn, str):
+    if isinstance(turn, str) and _turn_forgotten(db, turn):
         receipt = db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn,)).fetchone()
         if receipt:
             db.execute("UPDATE receipts SET data=? WHERE turn_id=?",

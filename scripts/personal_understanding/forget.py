@@ -214,7 +214,8 @@ class _Work:
         return redact.followup(obj, raised, answered) if self.is_capture and (raised or answered) else obj
 
     def receipt(self, obj):
-        return redact.receipt(obj) if self.is_capture and self.turn and obj.get("turn_id") == self.turn else obj
+        message = self.is_capture and self.stone.get("capture_kind") != "attachment"  # the receipt quotes the message only
+        return redact.receipt(obj) if message and self.turn and obj.get("turn_id") == self.turn else obj
 
     def _clean_ids(self, value):
         if isinstance(value, list):

@@ -34,8 +34,8 @@ import zipfile
 from pathlib import Path
 
 import _bench
-from personal_understanding import (archive, archive_index, backup, capture, forget, gate, history, ledger, paths,
-                                    receipts, records, storage, validate)
+from personal_understanding import (archive, archive_index, backup, capture, commands, forget, gate, history, ledger,
+                                    paths, receipts, records, storage, validate)
 
 WRITER = r"""
 import sys
@@ -168,16 +168,24 @@ class McpWriter:
         self.calls = {}
         lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}]
         n = 0
+        self.secrets = []  # (capture id, marker) of the captures this server is asked to forget
         for i in range(40):
             text, turn, cid = f"通过工具说的第{i}句话 {tag}", f"{tag}-m{i}", f"{tag}-c{i}"
+            last = ("finalize_capture", {"capture_id": cid, "disposition": "no-derivation-needed",
+                                         "reason": "a stress line over MCP, nothing to derive"}, ("finalize", cid))
+            if i % 5 == 4:
+                marker = f"m{tag}y{i}暗号"
+                text = f"这句要忘掉：{marker}"
+                self.secrets.append((cid, marker))
+                last = ("forget", {"id": cid, "confirm": True}, ("forget", cid, marker))
             for name, args, ack in (
-                    ("personal_preflight_context", {"text": text, "turn_id": turn, "tier": "full"}, None),
-                    ("personal_capture_user_update", {"text": text, "turn_id": turn, "capture_id": cid}, ("capture", cid)),
-                    ("personal_finalize_capture", {"capture_id": cid, "disposition": "no-derivation-needed",
-                                                   "reason": "a stress line over MCP, nothing to derive"}, ("finalize", cid))):
+                    ("preflight_context", {"text": text, "turn_id": turn, "tier": "full"}, None),
+                    ("capture_user_update", {"text": text, "turn_id": turn, "capture_id": cid}, ("capture", cid)),
+                    last):
                 n += 1
                 self.calls[n] = ack
-                lines.append({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}})
+                lines.append({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                              "params": {"name": commands.get(name).tool, "arguments": args}})
         payload = b"".join(json.dumps(x, ensure_ascii=False).encode("utf-8") + b"\n" for x in lines)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -218,6 +226,7 @@ def main():
     statuses_after = dict(statuses_before)
     kills_per_op = {op: 0 for op in OPS}
     repaired_codes, warning_codes = {}, {}
+    mcp_acks = 0
     started = time.perf_counter()
     for n in range(kills):
         op = OPS[n % len(OPS)]
@@ -239,6 +248,9 @@ def main():
             writer = McpWriter(root, tag)
             time.sleep(rng.uniform(0.3, 1.2))
             acks = writer.kill()
+            mcp_acks += len(acks)
+            acks = [a for a in acks if a[0] != "capture" or a[1] not in dict(writer.secrets)]  # forgotten on purpose
+            acks += [["intent", cid, marker] for cid, marker in writer.secrets]
         else:
             proc = subprocess.Popen([sys.executable, "-c", WRITER.format(scripts=str(_bench.SCRIPTS)), root, op, tag, extra],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -319,7 +331,8 @@ def main():
     elapsed = time.perf_counter() - started
     print(f"crash stress: {kills} SIGKILLs in {elapsed:.0f} s ({_bench.disk_note()})")
     print("  kills per writer: " + ", ".join(f"{k} {v}" for k, v in kills_per_op.items()))
-    print("  acknowledged before a kill: " + ", ".join(f"{k} {len(v)}" for k, v in acked.items()))
+    print("  acknowledged before a kill: " + ", ".join(f"{k} {len(v)}" for k, v in acked.items())
+          + f" (of which MCP tool calls: {mcp_acks})")
     print(f"  acknowledged writes missing afterwards: {len(lost)}" + (f" {lost[:5]}" if lost else ""))
     print(f"  forgotten words found under the root afterwards: {len(leaks)} (checked {sum(len(v) for v in secrets.values())} "
           f"forgotten markers, every file, zip members and the sqlite index included)" + (f" {leaks[:3]}" if leaks else ""))
