@@ -220,7 +220,7 @@ class CrashPointTest(unittest.TestCase):
         return any(obj.get("id") == self.fixture["A"] for _l, _o, obj in entries)
 
     def readers_hold_back(self, root, where):
-        with mock.patch.object(storage, "LOCK_HOOKS", [], create=True):  # no later writer finishes the forget for them
+        with mock.patch.object(storage, "LOCK_HOOKS", []):  # no later writer finishes the forget for them
             text = served(root, self.fixture)
         forget_cached()
         at = text.find(SECRET)

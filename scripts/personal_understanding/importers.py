@@ -11,7 +11,6 @@ encoding needs (JSON escapes, a UTF-8 byte-order mark, CRLF line ends in plain t
 """
 
 import dataclasses
-import datetime as _dt
 import hashlib
 import json
 import os
@@ -19,11 +18,11 @@ import re
 
 from . import inputs
 from .errors import PuError, usage
-from .importdates import normalize_iso as normalize_time, parse_epoch, parse_locomo as parse_locomo_datetime, parse_when
+# normalize_time and parse_locomo_datetime keep their old names here for callers of this module.
+from .importdates import normalize_iso as normalize_time, parse_locomo as parse_locomo_datetime, parse_when  # noqa: F401
 
 FORMATS = ("jsonl", "locomo", "chatgpt", "text")
 ROLES = ("user", "other")
-UTC = _dt.timezone.utc
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,10 +131,6 @@ def session_slug(raw):
     base = re.sub(r"[^a-z0-9._-]+", "-", raw.lower()).strip("-._")[:48].rstrip("-._")
     digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
     return f"{base}-{digest}" if base else f"s-{digest}"
-
-
-def _iso_utc(moment):
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _check_owner(user_speaker, speakers, path, scope=""):
