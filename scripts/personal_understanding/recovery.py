@@ -7,7 +7,6 @@ unfinished it costs two stat calls.
 """
 
 import os
-from pathlib import Path
 
 from . import paths
 
@@ -25,10 +24,10 @@ def _signature(path):
 
 def finish(root):
     """Finish interrupted forgets and restores; the caller holds the lock. Returns what was finished."""
-    key = str(Path(root).resolve())
+    key = os.fspath(root)  # as given: another spelling of the same root only costs one more check
     stones = paths.forgotten_path(root)
     sig = _signature(stones)
-    staging = paths.staging_dir(root).is_dir()
+    staging = os.path.isdir(paths.staging_dir(root))
     if not staging and (sig is None or _quiet.get(key) == sig):
         return {}
     from . import forget, restore
