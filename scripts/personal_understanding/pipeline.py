@@ -113,8 +113,8 @@ def _capture_section(root, index, cid, receipt):
     recorded = row.get("utf8_sha256") or row.get("sha256")
     words, note = None, "The capture file is missing."
     try:
-        if row.get("status") == "forgotten":
-            raise PuError("CAPTURE_FORGOTTEN", "forgotten on request", "")
+        if row.get("status") == "forgotten":  # its tombstone is honoured even while its file is still on disk
+            raise PuError("CAPTURE_FORGOTTEN", "forgotten on request", "Nothing to show: the words are gone.")
         doc = read_capture(root, path)
         now_hash = _hash_now(root, doc)
         if doc.get("kind") == "attachment":
