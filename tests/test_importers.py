@@ -22,7 +22,7 @@ TEXT = FIXTURES / "transcript.txt"
 BENCH_LOCOMO = REPO.parent / "shared" / "bench-data" / "locomo" / "locomo10.json"
 
 SAFE_SESSION = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-TIME_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$")
+TIME_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2}))?$")
 
 
 class ImportTestCase(unittest.TestCase):
@@ -131,9 +131,10 @@ class CommonTest(ImportTestCase):
         norm = importers.normalize_time
         self.assertEqual(norm("2024-05-08"), "2024-05-08")
         self.assertEqual(norm("2024-05-08T09:15:00Z"), "2024-05-08T09:15:00Z")
-        self.assertEqual(norm("2024-05-08T09:15:00.750+02:00"), "2024-05-08T07:15:00Z")
+        self.assertEqual(norm("2024-05-08T09:15:00.750+02:00"), "2024-05-08T09:15:00+02:00")  # the offset lived in is kept
         self.assertEqual(norm("2024-05-08 23:30"), "2024-05-08T23:30:00Z")
-        self.assertEqual(norm("2024-05-08T23:30:00-0130"), "2024-05-09T01:00:00Z")
+        self.assertEqual(norm("2024-05-08T23:30:00-0130"), "2024-05-08T23:30:00-01:30")
+        self.assertEqual(norm("2024-05-08T09:15:00+00:00"), "2024-05-08T09:15:00Z")
         for bad in ("2024-02-30", "2024-05", "08/05/2024", "2024-05-08T25:00", "2024-05-08T10:00+25:00",
                     "9999-12-31T23:00:00-05:00", "yesterday", "", 20240508):
             with self.subTest(bad=bad), self.assertRaises(ValueError):
@@ -150,7 +151,7 @@ class JsonlTest(ImportTestCase):
         self.assertEqual(messages[1].text, "Nice! Bring the blue tent,\nthe green one leaks.")
         self.assertEqual(messages[2].text, "  我把旧相机卖了，换了一台新的。 ")
         self.assertEqual([m.occurred_at for m in messages],
-                         ["2024-05-08T09:15:00Z", "2024-05-08T09:20:05Z", "2024-05-09", "2024-05-09T18:00:00Z", None])
+                         ["2024-05-08T09:15:00Z", "2024-05-08T11:20:05+02:00", "2024-05-09", "2024-05-09T18:00:00Z", None])
         self.assertEqual(messages[0].session_id, "trip-2024")
         self.assertRegex(messages[2].session_id, r"^work-chat-[0-9a-f]{8}$")
         self.assertEqual(messages[2].session_id, messages[3].session_id)
@@ -404,7 +405,7 @@ class DateFormsAndInvalidLinesTest(ImportTestCase):
 
     def test_jsonl_dates_in_the_forms_exports_use(self):
         forms = {"1:56 pm on 8 May, 2023": "2023-05-08T13:56:00Z", "8 May 2023": "2023-05-08",
-                 "May 8, 2023 1:56 PM": "2023-05-08T13:56:00Z", "Mon, 08 May 2023 13:56:00 +0200": "2023-05-08T11:56:00Z",
+                 "May 8, 2023 1:56 PM": "2023-05-08T13:56:00Z", "Mon, 08 May 2023 13:56:00 +0200": "2023-05-08T13:56:00+02:00",
                  "2023/05/08 13:56": "2023-05-08T13:56:00Z", "2023年5月8日 下午1:56": "2023-05-08T13:56:00Z",
                  1683554160: "2023-05-08T13:56:00Z", "2023-05-08T13:56:00+00:00": "2023-05-08T13:56:00Z"}
         path = self.write("dates.jsonl", "".join(json.dumps({"ref": f"r{i}", "speaker": "Kim", "text": "hi", "occurred_at": v}) + "\n"

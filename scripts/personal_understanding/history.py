@@ -40,10 +40,17 @@ def _identities(fmt, file, messages):
         if fmt != "text":
             out.append((msg, msg.ref, msg.ref))
             continue
-        digest = sha256_hex("\x00".join((msg.speaker, msg.occurred_at or "", msg.text)).encode("utf-8"))[:24]
+        digest = sha256_hex("\x00".join((msg.speaker, _instant(msg.occurred_at), msg.text)).encode("utf-8"))[:24]
         seen[digest] = seen.get(digest, 0) + 1
         out.append((msg, f"text:{digest}:{seen[digest]}", f"{os.path.basename(file)}:{msg.ref}"))
     return out
+
+
+def _instant(occurred_at):
+    """The moment in UTC: a line keeps its identity whichever offset spells its time."""
+    if not occurred_at or "T" not in occurred_at:
+        return occurred_at or ""
+    return timeutil.iso(timeutil.parse_instant(occurred_at))
 
 
 def _unregistered(root, index):

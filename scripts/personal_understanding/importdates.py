@@ -1,7 +1,8 @@
 """The date forms conversation exports really use, read into the archive's two forms.
 
 Pure. `parse_when(value)` returns "YYYY-MM-DD" for a day or "YYYY-MM-DDTHH:MM:SSZ"
-for a moment; a time with no zone is taken as UTC (exports rarely say). Accepted:
+for a moment; a moment given with an offset keeps it ("2026-02-15T01:10:00+08:00"), a
+time with no zone is taken as UTC (exports rarely say). Accepted:
 
 - ISO 8601: 2023-05-08, 2023-05-08T13:56:00Z, 2023-05-08 13:56, with an offset (+02:00)
 - epoch seconds as a JSON number (ChatGPT's create_time): 1683554160 or 1683554160.5
@@ -19,6 +20,8 @@ like "yesterday", impossible dates.
 import datetime as dt
 import email.utils
 import re
+
+from .timeutil import iso_as_given
 
 UTC = dt.timezone.utc
 FORMS_HELP = ("ISO 8601, epoch seconds, '1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023 1:56 PM', RFC 2822, "
@@ -40,7 +43,9 @@ _ZH = re.compile(r"\s*(\d{4})年(\d{1,2})月(\d{1,2})[日号]\s*(?:(上午|下�
 
 
 def _iso(moment):
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The moment in the offset it was given in (Z for UTC): the time of day the person lived."""
+    moment.astimezone(UTC)  # raises OverflowError when the instant itself is past the calendar's ends
+    return iso_as_given(moment)
 
 
 def _month(name, value):
@@ -69,7 +74,7 @@ def _moment(value, year, month, day, clock=None):
 
 
 def normalize_iso(value):
-    """ISO date -> "YYYY-MM-DD"; ISO date-time -> "YYYY-MM-DDTHH:MM:SSZ" (naive taken as UTC). ValueError otherwise.
+    """ISO date -> "YYYY-MM-DD"; ISO date-time -> "YYYY-MM-DDTHH:MM:SS" + its offset (naive taken as UTC). ValueError otherwise.
 
     A fixed grammar rather than fromisoformat, whose accepted forms differ between 3.10 and 3.11.
     """
