@@ -18,6 +18,7 @@ if EVAL not in sys.path:
 import _bm25  # noqa: E402
 import _datasets  # noqa: E402
 import _metrics  # noqa: E402
+import _porter  # noqa: E402
 
 
 class MetricTest(unittest.TestCase):
@@ -113,12 +114,33 @@ class BM25Test(unittest.TestCase):
         self.assertEqual(_bm25.cjk_bigrams("看iPhone15发布会！"), ["看", "iphone15", "发布", "布会"])
         self.assertEqual(_bm25.cjk_bigrams(""), [])
 
-    def test_product_terms_drop_weights_and_keep_repeats(self):
-        terms = _bm25.product_terms("The cats were running, running fast")
+    def test_plain_terms_keep_every_word_and_character(self):
+        self.assertEqual(_bm25.plain_terms("The cats were running, Anna’s 我爱猫"),
+                         ["the", "cats", "were", "running", "anna's", "我", "爱", "猫"])
+
+    def test_strong_terms_drop_stopwords_stem_and_add_bigrams(self):
+        terms = _bm25.strong_terms("The cats were running to Anna's 我爱猫")
         self.assertNotIn("the", terms)
+        self.assertNotIn("to", terms)
         self.assertIn("cat", terms)
-        self.assertEqual(terms.count("run"), 2)
-        self.assertTrue(all(isinstance(t, str) for t in terms))
+        self.assertIn("run", terms)
+        self.assertIn("anna", terms)
+        self.assertEqual([t for t in terms if ord(t[0]) > 0x2e7f], ["我", "爱", "猫", "我爱", "爱猫"])
+
+
+class PorterTest(unittest.TestCase):
+    def test_examples_from_the_published_algorithm(self):
+        cases = {"caresses": "caress", "ponies": "poni", "agreed": "agre", "plastered": "plaster",
+                 "motoring": "motor", "sing": "sing", "conflated": "conflat", "hopping": "hop", "falling": "fall",
+                 "filing": "file", "happy": "happi", "relational": "relat", "digitizer": "digit",
+                 "hopefulness": "hope", "electrical": "electr", "adjustment": "adjust", "adoption": "adopt",
+                 "generalizations": "gener", "controll": "control", "roll": "roll"}
+        for word, stem in cases.items():
+            self.assertEqual(_porter.stem(word), stem, word)
+
+    def test_short_and_non_ascii_words_pass_unchanged(self):
+        for word in ("is", "café", "北京", "C3PO"):
+            self.assertEqual(_porter.stem(word), word)
 
 
 class DatasetHelperTest(unittest.TestCase):
@@ -154,6 +176,30 @@ class DatasetHelperTest(unittest.TestCase):
         self.assertEqual(first, sorted(first))
         self.assertEqual(len(first), 10)
         self.assertEqual(_datasets._sample(items, None), items)
+
+    def _loaded(self, names, strata=None):
+        haystacks = [_datasets.Haystack(name=n, messages=[], questions=[{"qid": f"{n}#0"}],
+                                        stratum=(strata or {}).get(n, "")) for n in names]
+        return _datasets.Loaded("demo", haystacks, {}, {})
+
+    def test_split_is_by_haystack_half_and_half_and_fixed(self):
+        names = [f"h{i}" for i in range(10)]
+        parts = _datasets.split_of(self._loaded(names))
+        self.assertEqual(sorted(parts.values()).count("dev"), 5)
+        self.assertEqual(parts, _datasets.split_of(self._loaded(list(reversed(names)))))  # order does not matter
+        strata = {n: "a" if i < 4 else "b" for i, n in enumerate(names)}
+        parts = _datasets.split_of(self._loaded(names, strata))
+        self.assertEqual([parts[n] for n in names[:4]].count("dev"), 2)
+        self.assertEqual([parts[n] for n in names[4:]].count("dev"), 3)
+
+    def test_select_keeps_one_split_and_tags_it(self):
+        names = [f"h{i}" for i in range(6)]
+        parts = _datasets.split_of(self._loaded(names))
+        dev = _datasets.select(self._loaded(names), "dev")
+        self.assertEqual({hs.name for hs in dev.haystacks}, {n for n in names if parts[n] == "dev"})
+        self.assertEqual({hs.split for hs in dev.haystacks}, {"dev"})
+        self.assertEqual(len(_datasets.select(self._loaded(names), "all").haystacks), 6)
+        self.assertEqual(len(_datasets.select(self._loaded(names), "test", limit=2).haystacks), 2)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""A plain Okapi BM25 baseline, and the two tokenizations it is run with.
+"""Okapi BM25 baselines: one scorer, run with a plain and a strong tokenization.
 
 Scoring, for a query Q over documents D in one haystack of N documents:
 
@@ -12,16 +12,20 @@ counts once however often the query repeats it. Documents sharing no term
 with the query are not ranked; ties keep the haystack's order.
 
 Tokenizations:
-- `product_terms`: the product tokenizer's `content_terms` with its weights
-  dropped (plain term frequency): English stemmed and stopwords removed,
-  Chinese segmented with the base lexicon only (no learned archive words).
-- `cjk_bigrams`: every overlapping pair of characters in a run of CJK
-  characters (a lone character stands alone), lower-cased Latin/digit words
-  as they are. The usual language-neutral baseline for Chinese.
+- `plain_terms`: lower-cased letter/digit words as they are (no stopwords, no
+  stemming), each CJK character on its own. The textbook baseline.
+- `strong_terms`: the usual strong lexical configuration (as in Lucene's
+  English analyzer): lower-cased words without the 33 classic English
+  stopwords, Porter-stemmed; CJK runs as their characters plus overlapping
+  bigrams. This is the bar the product has to beat.
+- `cjk_bigrams`: overlapping character bigrams of CJK runs (a lone character
+  stands alone), Latin/digit words as they are.
 """
 
 import math
 import re
+
+import _porter
 
 K1 = 1.2
 B = 0.75
@@ -74,12 +78,6 @@ class BM25:
         return ranked if k is None else ranked[:k]
 
 
-def product_terms(text):
-    """The product tokenizer's content terms, weights dropped (one entry per occurrence)."""
-    from personal_understanding.retrieval.tokenizer import content_terms
-    return [term for term, _weight in content_terms(text)]
-
-
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _PIECES = re.compile(f"([{_CJK}]+)|([^\\W_{_CJK}]+)")
 
@@ -96,4 +94,36 @@ def cjk_bigrams(text):
                 out.extend(run[i:i + 2] for i in range(len(run) - 1))
             continue
         out.append(m.group(2))
+    return out
+
+
+_WORDS = re.compile(f"([{_CJK}]+)|([^\\W_{_CJK}]+(?:'[^\\W_{_CJK}]+)*)")
+# Lucene's classic English stopword set (StopAnalyzer.ENGLISH_STOP_WORDS_SET).
+EN_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split())
+
+
+def plain_terms(text):
+    """Lower-cased words; CJK as single characters. No stopwords, no stemming."""
+    out = []
+    for m in _WORDS.finditer((text or "").lower().replace("’", "'")):
+        out.extend(m.group(1) if m.group(1) else [m.group(2)])
+    return out
+
+
+def strong_terms(text):
+    """Stopwords out, Porter stems (English); characters plus bigrams (CJK)."""
+    out = []
+    for m in _WORDS.finditer((text or "").lower().replace("’", "'")):
+        run = m.group(1)
+        if run:
+            out.extend(run)
+            out.extend(run[i:i + 2] for i in range(len(run) - 1))
+            continue
+        word = m.group(2).replace("'", "")
+        if m.group(2).endswith("'s"):
+            word = m.group(2)[:-2]
+        if word not in EN_STOPWORDS and m.group(2) not in EN_STOPWORDS:
+            out.append(_porter.stem(word))
     return out

@@ -7,6 +7,10 @@ stored in the repository; texts live in memory for the duration of a run.
 A message is {"ref", "speaker", "role", "text", "occurred_at", "session_id"}:
 `ref` is unique within its haystack and is what gold evidence points at.
 A question is {"qid", "text", "category", "gold_refs", "as_of"}.
+
+Every set is split into a dev part (settings may be tuned on it) and a test
+part (reported, never tuned on) by haystack, so no conversation or memory bank
+is in both: `split_of` below, fixed by SPLIT_SEED.
 """
 
 import dataclasses
@@ -18,6 +22,8 @@ import random
 import re
 
 SAMPLE_SEED = 20240601  # --limit samples are drawn with this seed: same N, same questions
+SPLIT_SEED = 15  # the dev/test split; changing it would make every reported test figure a new one
+SPLITS = ("dev", "test")
 
 
 @dataclasses.dataclass
@@ -26,6 +32,8 @@ class Haystack:
     messages: list
     questions: list
     lang: str = "en"
+    stratum: str = ""  # haystacks are split half and half within each stratum
+    split: str = ""  # "dev" or "test", set by select()
     locomo: tuple = None  # (path, sample_id): import with the product's LoCoMo importer
 
 
@@ -37,6 +45,7 @@ class Loaded:
     files: dict  # relative path -> sha256 of what was read
     references: dict = dataclasses.field(default_factory=dict)  # published runs: {name: {qid: [ref, ...]}}
     overall_excludes: tuple = ()
+    limit_unit: str = "haystacks"  # what --limit counts: "first haystacks", "haystacks" (sampled) or "questions"
 
 
 def sha256_file(path):
@@ -83,7 +92,47 @@ def resolve_evidence(raw, valid):
     return found, "repaired"
 
 
-def load_locomo(data_dir, limit=None):
+def split_of(loaded):
+    """{haystack name: "dev" | "test"}.
+
+    Within each stratum the haystack names are sorted and shuffled with a
+    generator seeded by SPLIT_SEED, the dataset and the stratum (string seeds
+    are hashed with SHA-512, so the split does not depend on PYTHONHASHSEED);
+    the first half (rounded down) is dev, the rest test.
+    """
+    strata = {}
+    for hs in loaded.haystacks:
+        strata.setdefault(hs.stratum, []).append(hs.name)
+    out = {}
+    for stratum, names in sorted(strata.items()):
+        names = sorted(names)
+        random.Random(f"{SPLIT_SEED}:{loaded.name}:{stratum}").shuffle(names)
+        for n, name in enumerate(names):
+            out[name] = "dev" if n < len(names) // 2 else "test"
+    return out
+
+
+def select(loaded, split, limit=None):
+    """The haystacks of one split ("dev", "test" or "all"), cut to --limit; each tagged with its split."""
+    parts = split_of(loaded)
+    kept = [hs for hs in loaded.haystacks if split == "all" or parts[hs.name] == split]
+    for hs in kept:
+        hs.split = parts[hs.name]
+    if limit is not None:
+        if loaded.limit_unit == "first haystacks":
+            kept = kept[:limit]
+        elif loaded.limit_unit == "haystacks":
+            kept = _sample(kept, limit)
+        else:
+            chosen = set(_sample([(hs.name, q["qid"]) for hs in kept for q in hs.questions], limit))
+            for hs in kept:
+                hs.questions = [q for q in hs.questions if (hs.name, q["qid"]) in chosen]
+            kept = [hs for hs in kept if hs.questions]
+    loaded.haystacks = kept
+    return loaded
+
+
+def load_locomo(data_dir):
     from personal_understanding import importers
 
     path = os.path.join(data_dir, LOCOMO_FILE)
@@ -93,7 +142,7 @@ def load_locomo(data_dir, limit=None):
     by_sample = {}
     for msg in messages:
         by_sample.setdefault(msg.meta["sample_id"], []).append(msg)
-    samples = data if limit is None else data[:limit]
+    samples = data
     ev = {"evidence_ids": 0, "ok": 0, "repaired": [], "missing": [], "malformed": []}
     dropped = {}
     haystacks = []
@@ -136,7 +185,7 @@ def load_locomo(data_dir, limit=None):
         "image_turns": "image captions are not part of a turn's text (the importer keeps them in meta)",
     }
     return Loaded("locomo", haystacks, notes, {LOCOMO_FILE: sha256_file(path)},
-                  overall_excludes=(LOCOMO_CATEGORIES[5],))
+                  overall_excludes=(LOCOMO_CATEGORIES[5],), limit_unit="first haystacks")
 
 
 # --- LongMemEval (oracle) -------------------------------------------------------------
@@ -154,7 +203,7 @@ def lme_time(text):
     return day if m[4] is None else f"{day}T{int(m[4]):02d}:{m[5]}:00Z"
 
 
-def load_longmemeval(data_dir, limit=None):
+def load_longmemeval(data_dir):
     folder = os.path.join(data_dir, LME_DIR)
     files = sorted(glob.glob(os.path.join(folder, "*.json")))
     if not files:
@@ -164,7 +213,7 @@ def load_longmemeval(data_dir, limit=None):
         digest.update(os.path.basename(path).encode() + b"\0" + sha256_file(path).encode() + b"\n")
     abstention, abstention_with_turns, empty_turns, gold_lost = 0, 0, 0, 0
     haystacks = []
-    for path in _sample(files, limit):
+    for path in files:
         with open(path, encoding="utf-8") as fh:
             item = json.load(fh)
         qid = item["question_id"]
@@ -191,7 +240,8 @@ def load_longmemeval(data_dir, limit=None):
                     gold.append(ref)
         question = {"qid": qid, "text": item["question"], "category": item["question_type"], "gold_refs": gold,
                     "as_of": lme_time(item["question_date"])}
-        haystacks.append(Haystack(name=qid, messages=messages, questions=[question] if gold else [], lang="en"))
+        haystacks.append(Haystack(name=qid, messages=messages, questions=[question] if gold else [], lang="en",
+                                  stratum=item["question_type"]))
     notes = {
         "query": "the question text",
         "as_of": "question_date",
@@ -200,7 +250,6 @@ def load_longmemeval(data_dir, limit=None):
         "abstention_with_marked_turns": abstention_with_turns,
         "empty_turns_skipped": empty_turns,
         "gold_turns_lost_as_empty": gold_lost,
-        "sample": None if limit is None else f"{len(haystacks) + abstention} of {len(files)} files, seed {SAMPLE_SEED}",
     }
     return Loaded("longmemeval", haystacks, notes, {LME_DIR + "/*.json": digest.hexdigest()})
 
@@ -242,14 +291,14 @@ def madial_query(dialogue, test_turn):
     return "\n".join(lines)
 
 
-def load_madial(data_dir, limit=None):
+def load_madial(data_dir):
     mem_path = os.path.join(data_dir, MADIAL_MEMORY)
     dia_path = os.path.join(data_dir, MADIAL_DIALOGUE)
     memories = {}
     for line in _jsonl(mem_path):
         for key, value in line.items():
             memories[str(value.get("id", key))] = value
-    dialogues = _sample(_jsonl(dia_path), limit)
+    dialogues = _jsonl(dia_path)
     names = {}
     for d in dialogues:
         for line in d["dialogue"]:
@@ -288,7 +337,7 @@ def load_madial(data_dir, limit=None):
         "references": "published retrievers' top-20 rankings, scored with the same metric code",
         "reference_input": "the published runs embedded each memory with its scene and emotion labels",
     }
-    return Loaded("madial", haystacks, notes, files, references=references)
+    return Loaded("madial", haystacks, notes, files, references=references, limit_unit="questions")
 
 
 LOADERS = {"locomo": load_locomo, "longmemeval": load_longmemeval, "madial": load_madial}

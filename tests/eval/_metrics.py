@@ -61,8 +61,10 @@ def first_gold_rank(ranked, gold):
 
 
 def score(ranked, gold):
-    """All figures for one question: {"r@5", "r@10", "hit@5", "hit@10", "ndcg@10"}."""
+    """All figures for one question: {"r@1", "hit@1", "r@5", "r@10", "hit@5", "hit@10", "ndcg@10"}."""
     return {
+        "r@1": recall_at_k(ranked, gold, 1),
+        "hit@1": hit_at_k(ranked, gold, 1),
         "r@5": recall_at_k(ranked, gold, 5),
         "r@10": recall_at_k(ranked, gold, 10),
         "hit@5": hit_at_k(ranked, gold, 5),
@@ -71,7 +73,7 @@ def score(ranked, gold):
     }
 
 
-METRICS = ("r@5", "r@10", "hit@5", "hit@10", "ndcg@10")
+METRICS = ("r@1", "hit@1", "r@5", "r@10", "hit@5", "hit@10", "ndcg@10")
 
 
 def mean_by(rows, key="category", overall_excludes=()):

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Recall on external benchmarks: the product's probe next to a plain BM25 baseline.
+"""Recall on external benchmarks: the product's probe next to plain and strong BM25.
 
-    python3 tests/eval/run_external.py [--dataset locomo|longmemeval|madial|all] [--limit N]
-                                        [--json OUT] [--diagnose] [--data DIR]
+    python3 tests/eval/run_external.py [--dataset locomo|longmemeval|madial|all] [--split dev|test|all]
+                                        [--limit N] [--json OUT] [--diagnose] [--unbounded] [--data DIR]
 
 Every conversation (or question haystack, or memory bank) is imported into its
 own temporary archive, one capture per message; each question is then asked
-of its own archive only. Turn-level figures (R@5, R@10, hit@k, NDCG@10; see
-tests/eval/_metrics.py) are computed for:
+of its own archive only. Every set is split by haystack into a dev part (tune
+on it) and a test part (report it); --split picks one (default dev). Turn-level
+figures (R@1, R@5, R@10, hit@k, NDCG@10; see tests/eval/_metrics.py), per split
+and per category, are computed for:
 
 - product            probe() with its defaults (limit 10, budget 2000 tokens, 3 per episode)
-- product-unbounded  probe(per_episode=0, budget=100000): what the bounding costs
-- bm25               plain BM25 over the same captures, product tokenizer's terms
-- bm25-bigram        (Chinese data) plain BM25 over character bigrams
+- product-unbounded  (--unbounded) probe(per_episode=0, budget=100000): what the bounding costs
+- bm25               plain BM25 over the same captures: lower-cased words, CJK characters
+- bm25-strong        BM25 with stopwords and Porter stemming, CJK characters plus bigrams
 - ref:<name>         (MADial) published retrievers' rankings, scored with the same code
 
 Progress goes to stderr, tables to stdout; --json writes every figure (no
@@ -46,15 +48,16 @@ from personal_understanding.retrieval.index import open_recall, weighted_terms  
 import _bm25  # noqa: E402
 import _datasets  # noqa: E402
 import _metrics  # noqa: E402
+import _report  # noqa: E402
 
 DATASETS = ("locomo", "longmemeval", "madial")
 PRODUCT = "product"
 UNBOUNDED = "product-unbounded"
 BM25 = "bm25"
-BIGRAM = "bm25-bigram"
+STRONG = "bm25-strong"
+BASELINES = {BM25: _bm25.plain_terms, STRONG: _bm25.strong_terms}
 UNBOUNDED_ARGS = {"per_episode": 0, "budget": 100000}
 TOP = 10
-DIAG_EXAMPLES = 10
 DIAG_DEPTH = 30  # probe ranks at most this many captures per channel
 
 
@@ -125,9 +128,8 @@ def evaluate_haystack(hs, state, diagnose):
 
         started = time.perf_counter()
         order = [mapping[m["ref"]] for m in hs.messages if m["ref"] in mapping]
-        baselines = {BM25: (_bm25.BM25([(cid, _bm25.product_terms(text_of[cid])) for cid in order]), _bm25.product_terms)}
-        if hs.lang == "zh":
-            baselines[BIGRAM] = (_bm25.BM25([(cid, _bm25.cjk_bigrams(text_of[cid])) for cid in order]), _bm25.cjk_bigrams)
+        baselines = {name: (_bm25.BM25([(cid, terms(text_of[cid])) for cid in order]), terms)
+                     for name, terms in BASELINES.items()}
         state["bm25_build_s"].append(time.perf_counter() - started)
         ctx = {"text_of": text_of, "ref_of": {cid: ref for ref, cid in mapping.items()},
                "when_of": {mapping[m["ref"]]: m.get("occurred_at") for m in hs.messages if m["ref"] in mapping}}
@@ -137,12 +139,13 @@ def evaluate_haystack(hs, state, diagnose):
             if not gold:
                 state["gold_not_imported"] += 1
                 continue
-            row = {"qid": q["qid"], "category": q["category"], "n_gold": len(gold), "methods": {}}
+            row = {"qid": q["qid"], "split": hs.split, "category": q["category"], "n_gold": len(gold), "methods": {}}
             runs = {}
             res, ms = run_probe(root, q["text"], q["as_of"])
             runs[PRODUCT] = (ranked_ids(res, text_of), ms, res)
-            res_u, ms_u = run_probe(root, q["text"], q["as_of"], **UNBOUNDED_ARGS)
-            runs[UNBOUNDED] = (ranked_ids(res_u, text_of), ms_u, res_u)
+            if state["unbounded"]:
+                res_u, ms_u = run_probe(root, q["text"], q["as_of"], **UNBOUNDED_ARGS)
+                runs[UNBOUNDED] = (ranked_ids(res_u, text_of), ms_u, res_u)
             for name, (index, tokenize) in baselines.items():
                 started = time.perf_counter()
                 ranked = index.rank(tokenize(q["text"]), TOP)
@@ -206,7 +209,7 @@ def _terms_of(root, text):
 
 
 def loss_cause(root, q, gid, runs, ctx, cache):
-    """Why the product's default probe missed gold turn `gid` that BM25 had in its top 10.
+    """Why the product's default probe missed gold turn `gid` that strong BM25 had in its top 10.
 
     Checked in order: the bounding (the turn is in the unbounded probe's top 10:
     episode cap or token budget), then a deeper unbounded probe (top 30) and
@@ -261,10 +264,10 @@ def loss_cause(root, q, gid, runs, ctx, cache):
 
 
 def win_cause(root, q, gold, runs, ctx):
-    """Why the product found gold that BM25 missed in its top 10."""
+    """Why the product found gold that strong BM25 missed in its top 10."""
     res = runs[PRODUCT][2]
-    plain_query = set(_bm25.product_terms(q["text"]))
-    if not any(plain_query & set(_bm25.product_terms(ctx["text_of"][g])) for g in gold):
+    plain_query = set(_bm25.strong_terms(q["text"]))
+    if not any(plain_query & set(_bm25.strong_terms(ctx["text_of"][g])) for g in gold):
         return "term expansion (sub-words, mixed names, learned words)"
     ranges = _time_ranges(res)
     if ranges and any(_boosted(ctx["when_of"].get(g), ranges) for g in gold):
@@ -277,7 +280,7 @@ def win_cause(root, q, gold, runs, ctx):
 
 def diagnose_question(root, hs, q, gold, runs, ctx, state):
     diag = state["diag"]
-    bm25_top, product_top = runs[BM25][0][:TOP], runs[PRODUCT][0][:TOP]
+    bm25_top, product_top = runs[STRONG][0][:TOP], runs[PRODUCT][0][:TOP]
     cache = {}
     # Turn level: every gold turn in BM25's top 10 that the product's top 10 lacks.
     for gid in [g for g in bm25_top if g in gold and g not in product_top]:
@@ -302,11 +305,11 @@ def diagnose_question(root, hs, q, gold, runs, ctx, state):
     text_of, ref_of = ctx["text_of"], ctx["ref_of"]
     example = {
         "qid": q["qid"], "category": q["category"], "question": q["text"],
-        "gold": [_short(text_of[g], 80) for g in sorted(gold, key=lambda g: ref_of.get(g, g))][:3],
+        "gold": [_report._short(text_of[g], 80) for g in sorted(gold, key=lambda g: ref_of.get(g, g))][:3],
         "gold_refs": sorted(ref_of.get(g) for g in gold),
-        "product_top3": [_short(text_of[c], 80) for c in runs[PRODUCT][0][:3]],
+        "product_top3": [_report._short(text_of[c], 80) for c in runs[PRODUCT][0][:3]],
         "product_returned": len(runs[PRODUCT][0]),
-        "bm25_gold_rank": _metrics.first_gold_rank(runs[BM25][0], gold),
+        "bm25_gold_rank": _metrics.first_gold_rank(runs[STRONG][0], gold),
         "product_gold_rank": _metrics.first_gold_rank(runs[PRODUCT][0], gold),
         "time_expressions": [t["expression"] for t in res.get("time", [])],
         "anchor": _anchor(res),
@@ -316,18 +319,13 @@ def diagnose_question(root, hs, q, gold, runs, ctx, state):
     diag["examples"].setdefault(kind, []).append(example)
 
 
-def _short(text, limit):
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 # --- one dataset -------------------------------------------------------------------------
 
-def evaluate_dataset(name, data_dir, limit, diagnose):
+def evaluate_dataset(name, data_dir, split, limit, diagnose, unbounded):
     started = time.perf_counter()
-    loaded = _datasets.LOADERS[name](data_dir, limit)
+    loaded = _datasets.select(_datasets.LOADERS[name](data_dir), split, limit)
     load_s = time.perf_counter() - started
-    state = {"dataset": name, "rows": [], "ms": {}, "import_s": [], "index_s": [], "bm25_build_s": [], "captures": [],
+    state = {"dataset": name, "unbounded": unbounded or diagnose, "rows": [], "ms": {}, "import_s": [], "index_s": [], "bm25_build_s": [], "captures": [],
              "skipped_messages": 0, "gold_not_imported": 0, "errors": {},
              "references": {f"ref:{k}": v for k, v in loaded.references.items()},
              "diag": {"counts": {}, "loss_causes": {}, "turn_loss_causes": {}, "win_causes": {},
@@ -339,24 +337,28 @@ def evaluate_dataset(name, data_dir, limit, diagnose):
         if total <= 20 or n % 25 == 0 or n == total:
             log(f"[{name}] {n}/{total} {hs.name}: {len(hs.messages)} messages, {len(hs.questions)} questions, "
                 f"{time.perf_counter() - t0:.1f}s")
-    methods = [PRODUCT, UNBOUNDED, BM25] + ([BIGRAM] if any(h.lang == "zh" for h in loaded.haystacks) else [])
-    methods += sorted(state["references"])
+    methods = [PRODUCT, UNBOUNDED, BM25, STRONG] + sorted(state["references"])
     results = {}
-    for method in methods:
-        rows = [dict(r["methods"][method], category=r["category"]) for r in state["rows"] if method in r["methods"]]
-        if not rows:
-            continue
-        summary = _metrics.mean_by(rows, overall_excludes=loaded.overall_excludes)
-        for cat, figures in summary.items():
-            sel = [r for r in rows if cat == "overall" and r["category"] not in loaded.overall_excludes or r["category"] == cat]
-            figures["returned"] = (sum(r["returned"] for r in sel) / len(sel)) if sel else None
-        results[method] = summary
+    for part in sorted({r["split"] for r in state["rows"]}):
+        results[part] = {}
+        for method in methods:
+            rows = [dict(r["methods"][method], category=r["category"]) for r in state["rows"]
+                    if method in r["methods"] and r["split"] == part]
+            if not rows:
+                continue
+            summary = _metrics.mean_by(rows, overall_excludes=loaded.overall_excludes)
+            for cat, figures in summary.items():
+                sel = [r for r in rows if cat == "overall" and r["category"] not in loaded.overall_excludes
+                       or r["category"] == cat]
+                figures["returned"] = (sum(r["returned"] for r in sel) / len(sel)) if sel else None
+            results[part][method] = summary
     caps = state["captures"]
     out = {
         "dataset": name,
         "files": loaded.files,
         "notes": loaded.notes,
         "overall_excludes": list(loaded.overall_excludes),
+        "splits": {hs.name: hs.split for hs in loaded.haystacks},
         "haystacks": {"count": len(caps), "captures_total": sum(caps), "captures_min": min(caps) if caps else 0,
                       "captures_median": _metrics.median(caps), "captures_max": max(caps) if caps else 0,
                       "messages_skipped_by_import": state["skipped_messages"]},
@@ -379,107 +381,6 @@ def evaluate_dataset(name, data_dir, limit, diagnose):
 
 def _round(value, digits):
     return None if value is None else round(value, digits)
-
-
-# --- printing -------------------------------------------------------------------------------
-
-def _fmt(value, digits=3):
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def table(headers, rows):
-    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
-
-
-def print_dataset(rep):
-    name = rep["dataset"]
-    hs = rep["haystacks"]
-    tm = rep["timings"]
-    print(f"\n== {name} ==")
-    print(f"haystacks {hs['count']}, captures {hs['captures_total']} (per haystack min {hs['captures_min']}, "
-          f"median {hs['captures_median']}, max {hs['captures_max']}); questions scored {rep['questions_scored']}")
-    print(f"import {tm['import_s_total']:.1f}s total ({tm['import_s_median']:.3f}s median per haystack), "
-          f"recall index {tm['index_s_total']:.1f}s, bm25 index {tm['bm25_build_s_total']:.1f}s, wall {tm['wall_s']:.1f}s")
-    if rep["overall_excludes"]:
-        print(f"overall leaves out: {', '.join(rep['overall_excludes'])}")
-    ms = tm["query_ms_median"]
-    rows = []
-    for method, summary in rep["results"].items():
-        o = summary["overall"]
-        rows.append([method, _fmt(o["r@5"]), _fmt(o["r@10"]), _fmt(o["hit@5"]), _fmt(o["hit@10"]), _fmt(o["ndcg@10"]),
-                     _fmt(o["returned"], 1), o["n"], _fmt(ms.get(method), 2)])
-    print("\noverall")
-    print(table(["method", "R@5", "R@10", "hit@5", "hit@10", "NDCG@10", "returned", "n", "median ms"], rows))
-    cats = [c for c in next(iter(rep["results"].values())) if c != "overall"]
-    if len(cats) > 1:
-        for metric, label in (("r@5", "R@5"), ("r@10", "R@10"), ("hit@10", "hit@10"), ("ndcg@10", "NDCG@10")):
-            rows = [[method] + [_fmt(summary.get(c, {}).get(metric)) for c in cats] + [_fmt(summary["overall"][metric])]
-                    for method, summary in rep["results"].items()]
-            print(f"\n{label} by category")
-            print(table(["method"] + cats + ["overall"], rows))
-        first = next(iter(rep["results"].values()))
-        print("\nquestions per category: " + ", ".join(f"{c} {first[c]['n']}" for c in cats))
-    notes = rep["notes"]
-    if "evidence" in notes:
-        ev = notes["evidence"]
-        print(f"\nevidence ids {ev['evidence_ids']}: ok {ev['ok']}, repaired {ev['repaired']}, missing {ev['missing']}, "
-              f"malformed {ev['malformed']}; questions dropped (no valid gold): {notes['questions_dropped_no_valid_gold']}")
-    for key in ("abstention_excluded", "abstention_with_marked_turns", "empty_turns_skipped", "gold_turns_lost_as_empty"):
-        if key in notes:
-            print(f"{key.replace('_', ' ')}: {notes[key]}")
-    if rep["questions_gold_not_imported"]:
-        print(f"questions whose gold was not imported: {rep['questions_gold_not_imported']}")
-    if rep["probe_errors"]:
-        print(f"probe errors: {rep['probe_errors']}")
-    if "diagnosis" in rep:
-        print_diagnosis(rep)
-
-
-def print_diagnosis(rep):
-    diag = rep["diagnosis"]
-    print(f"\n-- diagnosis ({rep['dataset']}) --")
-    print(f"hit@10 disagreements: {diag['counts']}")
-    if diag["turn_loss_causes"]:
-        print("gold turns in bm25's top 10 but not the product's, by cause:")
-        for cause, n in sorted(diag["turn_loss_causes"].items(), key=lambda kv: -kv[1]):
-            print(f"  {n:4d}  {cause}")
-    if diag["loss_causes"]:
-        print("questions where bm25 hit@10 and the product did not, by cause (of bm25's best gold turn):")
-        for cause, n in sorted(diag["loss_causes"].items(), key=lambda kv: -kv[1]):
-            print(f"  {n:4d}  {cause}")
-    if diag["win_causes"]:
-        print("questions where the product hit@10 and bm25 did not, by cause:")
-        for cause, n in sorted(diag["win_causes"].items(), key=lambda kv: -kv[1]):
-            print(f"  {n:4d}  {cause}")
-    if rep["dataset"] == "longmemeval":
-        return
-    for kind, title in (("bm25_wins", "bm25 found the gold, the product did not"),
-                        ("product_wins", "the product found the gold, bm25 did not")):
-        examples = _spread(diag["examples"].get(kind, []), DIAG_EXAMPLES)
-        if not examples:
-            continue
-        print(f"\n{title} ({len(examples)} of {len(diag['examples'].get(kind, []))}):")
-        for ex in examples:
-            print(f"\n  [{ex['qid']}] ({ex['category']}) Q: {_short(ex['question'], 200)}")
-            print(f"    gold: {' | '.join(ex['gold'])}")
-            print(f"    bm25 gold rank {ex['bm25_gold_rank']}, product gold rank {ex['product_gold_rank']}, "
-                  f"product returned {ex['product_returned']}; anchor {ex['anchor']!r}; "
-                  f"query terms {_short(' '.join(ex['query_terms']), 160)}"
-                  + (f"; time {ex['time_expressions']}" if ex["time_expressions"] else ""))
-            if ex["cause"]:
-                print(f"    cause: {ex['cause']} {ex['detail'] or ''}")
-            for n, snip in enumerate(ex["product_top3"], 1):
-                print(f"    product #{n}: {snip}")
-
-
-def _spread(items, n):
-    """n items spread evenly over the list (so one conversation does not fill the examples)."""
-    if len(items) <= n:
-        return items
-    step = len(items) / n
-    return [items[int(i * step)] for i in range(n)]
 
 
 def product_version():
@@ -523,10 +424,15 @@ def machine():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", choices=DATASETS + ("all",), default="all")
+    parser.add_argument("--split", choices=_datasets.SPLITS + ("all",), default="dev",
+                        help="dev (tune on it; the default), test (report it, never tune on it) or all")
     parser.add_argument("--limit", type=int, default=None,
-                        help="LoCoMo: first N conversations; LongMemEval, MADial: a fixed-seed sample of N questions")
+                        help="within the split: LoCoMo, the first N conversations; LongMemEval, a fixed-seed sample "
+                             "of N questions; MADial, of N dialogues")
     parser.add_argument("--json", metavar="OUT", help="write every figure to OUT (no dataset text unless --diagnose)")
-    parser.add_argument("--diagnose", action="store_true", help="examples and causes where product and bm25 disagree")
+    parser.add_argument("--diagnose", action="store_true",
+                        help="examples and causes where product and strong bm25 disagree (implies --unbounded)")
+    parser.add_argument("--unbounded", action="store_true", help="also run the probe without episode cap and budget")
     parser.add_argument("--data", metavar="DIR", help="benchmark folder (default $PU_BENCH_DATA or ../shared/bench-data)")
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
@@ -535,10 +441,10 @@ def main(argv=None):
     names = DATASETS if args.dataset == "all" else (args.dataset,)
     report = {"generated_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine(),
               "product": product_version(),
-              "settings": {"limit": args.limit, "top": TOP, "product": {"limit": probe_mod.DEFAULT_LIMIT,
+              "settings": {"split": args.split, "split_seed": _datasets.SPLIT_SEED, "limit": args.limit, "top": TOP, "product": {"limit": probe_mod.DEFAULT_LIMIT,
                            "budget": probe_mod.DEFAULT_BUDGET, "per_episode": 3},
                            "product_unbounded": dict(UNBOUNDED_ARGS, limit=probe_mod.DEFAULT_LIMIT),
-                           "bm25": {"k1": _bm25.K1, "b": _bm25.B}},
+                           "bm25": {"k1": _bm25.K1, "b": _bm25.B}, "bm25_strong_stopwords": sorted(_bm25.EN_STOPWORDS)},
               "datasets": {}}
     log(f"data: {data_dir}")
     print(f"{report['generated_at']}  product {report['product']['git_head']} (sources {report['product']['source_sha256']})"
@@ -546,7 +452,7 @@ def main(argv=None):
           f"Python {report['machine']['python']}")
     for name in names:
         try:
-            rep = evaluate_dataset(name, data_dir, args.limit, args.diagnose)
+            rep = evaluate_dataset(name, data_dir, args.split, args.limit, args.diagnose, args.unbounded)
         except FileNotFoundError as exc:
             if args.dataset != "all":
                 raise SystemExit(f"{name}: {exc}")
@@ -554,7 +460,7 @@ def main(argv=None):
             report["datasets"][name] = {"skipped": str(exc)}
             continue
         report["datasets"][name] = rep
-        print_dataset(rep)
+        _report.print_dataset(rep)
         sys.stdout.flush()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
