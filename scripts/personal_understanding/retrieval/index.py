@@ -22,13 +22,11 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "5"
+RECALL_VERSION = "6"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
-CONTEXT_WEIGHT = 0.3  # and faintly by the turn it answered (the question is often in the previous turn)
-CONTEXT_FULL_TERMS = 20  # a short reply leans on its context; a long turn stands on its own
 
 CHANNEL_OF_KIND = {
     "event": "timeline", "state": "timeline", "decision": "timeline",
@@ -46,8 +44,9 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, title TEXT, ngrams TEXT);
+    episode TEXT, fidelity TEXT, title TEXT, ngrams TEXT, prev TEXT, asks INTEGER);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
+CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rpost_doc ON rpost(doc);
 CREATE TABLE IF NOT EXISTS rterms (term TEXT PRIMARY KEY, df INTEGER) WITHOUT ROWID;
@@ -149,6 +148,10 @@ class RecallIndex:
     def __init__(self, archive_index):
         self.ai = archive_index
         self.db = archive_index.db
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(rdocs)")}
+        if columns and not set(DOC_FIELDS) <= columns:  # written by an older version: derived, so start over
+            for table in _TABLES:
+                self.db.execute(f"DROP TABLE IF EXISTS {table}")
         self.db.executescript(_DDL)
         self._lexicon = None
         self._lexicon_words = -1
@@ -243,31 +246,25 @@ class RecallIndex:
         episode = cited[0] if cited else rec["id"]  # records from one capture share its episode
         fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
-                rec.get("domain"), rec.get("phase"), episode, fidelity, title)
+                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
+        # The turn said just before it in the session: a reply is lifted by what it answered at query
+        # time (probe), so borrowed words never count as the reply's own.
+        previous = self.ai.previous_in_session(row["capture_id"])
+        text = doc.get("text") or ""
+        asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
         meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row["capture_id"], "verbatim", (doc.get("text") or "")[:80])
+                row["capture_id"], "verbatim", text[:80], "c:" + previous if previous else None, asks)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
-        previous = self.ai.previous_in_session(row["capture_id"])
-        if previous and CONTEXT_WEIGHT:
-            try:
-                before = read_capture(self.ai.root, self.ai.capture(previous)["path"]).get("text") or ""
-            except PuError:
-                before = ""
-            # Both turns short (a question and its reply): the context counts; long turns dilute it.
-            own = max(1, len(content_tokens(doc.get("text") or "", self.lexicon())))
-            prev = max(1, len(content_tokens(before, self.lexicon())))
-            weight = CONTEXT_WEIGHT * min(1.0, CONTEXT_FULL_TERMS / own) * min(1.0, CONTEXT_FULL_TERMS / prev)
-            parts.append((before, weight))
         self._add("c:" + row["capture_id"], parts, meta, learn)
 
     def _add(self, key, parts, meta, learn):
-        """Index one document. Parts weighed below 1 (speaker, context) add findability, not length or words."""
+        """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words."""
         lex = self.lexicon()
         grams = set()
         for text, weight in parts:
@@ -289,7 +286,7 @@ class RecallIndex:
                 length += sum(part.values())
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, fidelity, title, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " episode, fidelity, title, prev, asks, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False)))
         doc = cur.lastrowid
         self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?)", [(t, doc, tf) for t, tf in terms.items()])
@@ -388,22 +385,41 @@ class RecallIndex:
             chunk = ids[i:i + 900]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(
-                    "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
-                    f" phase, episode, fidelity, title FROM rdocs WHERE doc IN ({marks})", chunk):
+                    f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE doc IN ({marks})", chunk):
                 out[row[0]] = dict(zip(DOC_FIELDS, row))
         return out
 
     def doc_for_key(self, key):
         row = self.db.execute(
-            "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
-            " phase, episode, fidelity, title FROM rdocs WHERE key=?", (key,)).fetchone()
+            f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE key=?", (key,)).fetchone()
         return dict(zip(DOC_FIELDS, row)) if row else None
 
     def docs_where(self, sql, args=(), limit=None):
         tail = f" LIMIT {int(limit)}" if limit else ""
         return [dict(zip(DOC_FIELDS, row)) for row in self.db.execute(
-            "SELECT doc, key, channel, kind, status, length, date_from, date_to, salience, sensitivity, domain,"
-            f" phase, episode, fidelity, title FROM rdocs WHERE {sql}{tail}", args)]
+            f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)]
+
+    def docs_by_key(self, keys):
+        """{key: row} for the given document keys."""
+        out = {}
+        keys = list(keys)
+        for i in range(0, len(keys), 900):
+            chunk = keys[i:i + 900]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE key IN ({marks})", chunk):
+                out[row[1]] = dict(zip(DOC_FIELDS, row))
+        return out
+
+    def replies(self, keys):
+        """Captures said right after the given ones in their session: [(row, key of the turn before)]."""
+        out = []
+        keys = list(keys)
+        for i in range(0, len(keys), 900):
+            chunk = keys[i:i + 900]
+            marks = ",".join("?" * len(chunk))
+            out += [dict(zip(DOC_FIELDS, row)) for row in self.db.execute(
+                f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE prev IN ({marks})", chunk)]
+        return out
 
     def alias_hits(self, query):
         """{entity_id: [aliases]} for entity names and aliases that occur in the query."""
@@ -421,7 +437,8 @@ class RecallIndex:
 
 
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
-              "domain", "phase", "episode", "fidelity", "title")
+              "domain", "phase", "episode", "fidelity", "title", "prev", "asks")
+_DOC_COLUMNS = ", ".join(DOC_FIELDS)
 
 
 def _latin_boundary_ok(text, alias):

@@ -36,6 +36,11 @@ COMMON_MIN_DOCS = 2000  # from this size on ...
 COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
 COMMON_CANDIDATES = 1000  # a query of only such words looks at this many documents
 CANDIDATES = 3000  # rarer words find up to about this many documents; commoner ones then only score them
+CONTEXT_SOURCES = 50  # the best-matching turns lift their neighbours in the session ...
+REPLY_SHARE = 0.1  # ... the reply by this share of their score
+ASKED_SHARE = 0.6  # ... or by this share when the turn asks something: the answer is in its reply
+ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
+CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
 
 
 def _overlaps(row, lo, hi):
@@ -251,6 +256,8 @@ def score_terms(q, terms, routes, feedback=()):
         in_channel = {d: r for d, r in rows.items() if r["channel"] == channel}
         scored = rank.score_channel(strength, postings, in_channel, stats.get(channel, (0, 1.0))[1], query_weights,
                                     feedback=feedback)
+        if channel == "verbatim":
+            _lift_neighbours(recall, scored, in_channel, rows)
         for doc, (row, entity, aliases) in routed.items():
             if row["channel"] != channel:
                 continue
@@ -273,6 +280,41 @@ def score_terms(q, terms, routes, feedback=()):
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked
     return channels, rows, held, tokens
+
+
+def _lift_neighbours(recall, scored, in_channel, rows):
+    """A turn next to a strong match shares a part of its score (a separate, capped channel).
+
+    The lift is a share (below 1) of the neighbour's own score, smaller for a
+    long turn, which stands on its own: a reply never outranks the turn that
+    holds the words unless it has words of its own.
+    """
+    sources = sorted(((doc, s) for doc, (s, d) in scored.items() if not d["below_threshold"] and d["matched"]),
+                     key=lambda x: -x[1])[:CONTEXT_SOURCES]
+    if not sources:
+        return
+    lifts = {}
+    by_key = {in_channel[doc]["key"]: (doc, s) for doc, s in sources}
+    if REPLY_SHARE or ASKED_SHARE:
+        for row in recall.replies(by_key):
+            src_doc, s = by_key[row["prev"]]
+            share = ASKED_SHARE if in_channel[src_doc]["asks"] else REPLY_SHARE
+            lifts.setdefault(row["doc"], []).append((share * s, row, in_channel[src_doc]["key"], "reply to"))
+    if ANSWERED_SHARE:
+        prev_keys = {in_channel[doc]["prev"]: (doc, s) for doc, s in sources if in_channel[doc]["prev"]}
+        for key, row in recall.docs_by_key(prev_keys).items():
+            src_doc, s = prev_keys[key]
+            lifts.setdefault(row["doc"], []).append((ANSWERED_SHARE * s, row, in_channel[src_doc]["key"], "answered by"))
+    for doc, options in lifts.items():
+        score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+        own = 0.0 if detail["below_threshold"] else score
+        short = min(1.0, CONTEXT_FULL_TERMS / max(1.0, options[0][1]["length"] or 1.0))
+        lift, row, source, relation = max(options, key=lambda o: o[0])
+        lifted = own + short * lift
+        rows.setdefault(doc, row)
+        in_channel.setdefault(doc, row)
+        context = {"relation": relation, "id": source[2:], "lift": round(lifted - own, 3)}
+        scored[doc] = (lifted, dict(detail, below_threshold=False, context=context))
 
 
 def browse(q, limit=2000):
@@ -445,6 +487,8 @@ def _row(q, row, detail, assoc, fused, rank_no):
         why = {"channel": channel, "score": round(score, 3), "matched": d["matched"], "hits_rarest_term": d["anchor"]}
         if d.get("routed"):
             why["alias_route"] = d["routed"]
+        if d.get("context"):
+            why["context"] = d["context"]
     if assoc:
         why = {"channel": "associations", "spread_score": assoc[0], "via": assoc[1]}
     if not why:
