@@ -152,6 +152,7 @@ class RecallIndex:
         if columns and not set(DOC_FIELDS) <= columns:  # written by an older version: derived, so start over
             for table in _TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
+            self.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_seq', 'recall_generation')")
         self.db.executescript(_DDL)
         self._lexicon = None
         self._lexicon_words = -1

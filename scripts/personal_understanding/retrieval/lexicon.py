@@ -185,18 +185,28 @@ def load_base():
     return _base
 
 
-def stopwords(lang):
-    """Stopword set for "zh" or "en" (resources/lexicon/stopwords_<lang>.txt), cached."""
-    got = _stopwords.get(lang)
+def word_list(name):
+    """The normalised entries of resources/lexicon/<name>.txt (`#` starts a comment), cached."""
+    got = _stopwords.get(name)
     if got is None:
         words = set()
-        with open(resources_path(f"stopwords_{lang}.txt"), encoding="utf-8") as fh:
+        with open(resources_path(f"{name}.txt"), encoding="utf-8") as fh:
             for line in fh:
                 line = line.split("#", 1)[0].strip()
                 if line:
                     words.add(normalize_word(line))
-        got = _stopwords[lang] = frozenset(words)
+        got = _stopwords[name] = frozenset(words)
     return got
+
+
+def stopwords(lang):
+    """Stopword set for "zh" or "en" (resources/lexicon/stopwords_<lang>.txt), cached."""
+    return word_list(f"stopwords_{lang}")
+
+
+def question_words(lang):
+    """Words that frame a question rather than say its content (question_words_<lang>.txt)."""
+    return word_list(f"question_words_{lang}")
 
 
 class Lexicon:

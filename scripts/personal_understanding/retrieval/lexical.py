@@ -1,0 +1,237 @@
+"""Lexical channels of a probe: the query's weighted terms, candidate postings,
+BM25-style scoring per channel, alias routes, pseudo-relevance feedback, and
+the lift a strong turn gives its neighbours in the conversation."""
+
+import math
+
+from . import rank
+from .index import CHANNELS, weighted_terms
+from .lexicon import question_words
+from .tokenizer import stem, tokenize
+
+ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
+TIME_WORD_WEIGHT = 0.5
+FRAME_WEIGHT = 0.3  # "describe", "mention", "记得": words that frame the question, not its content
+QUERY_TF = 0.3  # weight of a repeated query word: x (1 + 0.3 ln n)
+FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches ...
+FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
+FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count as the user's words)
+FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
+FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
+COMMON_MIN_DOCS = 2000  # from this size on ...
+COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
+COMMON_CANDIDATES = 1000  # a query of only such words looks at this many documents
+CANDIDATES = 3000  # rarer words find up to about this many documents; commoner ones then only score them
+CONTEXT_SOURCES = 50  # the best-matching turns lift their neighbours in the session ...
+REPLY_SHARE = 0.1  # ... the reply by this share of their score
+ASKED_SHARE = 0.6  # ... or by this share when the turn asks something: the answer is in its reply
+ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
+CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
+
+
+def _alias_routes(recall, text):
+    """Entities whose name or alias the query says; one-character aliases (妈) only as a word of their own."""
+    hits = recall.alias_hits(text)
+    if not hits:
+        return {}
+    words = {t.text for t in tokenize(text, recall.lexicon())}
+    routes = {}
+    for entity, aliases in hits.items():
+        kept = [a for a in aliases if len(a) > 1 or a in words or a * 2 in words]
+        if kept:
+            routes[recall.ai.resolve(entity)] = kept
+    return routes
+
+
+def _routed_docs(recall, routes, limit=200):
+    """Documents of routed entities and of the records that point at them."""
+    ai = recall.ai
+    out = {}
+    for entity, aliases in routes.items():
+        names = {entity} | set((ai.record(entity) or {}).get("merged_from") or ())
+        keys = [f"r:{entity}"]
+        for name in names:
+            keys += [f"r:{rid}" for rid in ai.referrers(name, "entity")[:limit]]
+        for key in keys:
+            row = recall.doc_for_key(key)
+            if row is not None:
+                out.setdefault(row["doc"], (row, entity, aliases))
+    return out
+
+
+_FRAME = []
+
+
+def _frame_terms():
+    if not _FRAME:
+        _FRAME.append(frozenset(stem(w) for w in question_words("en")) | question_words("zh"))
+    return _FRAME[0]
+
+
+def query_terms(q, text):
+    """The query's weighted terms and the entities it names."""
+    recall = q.recall
+    lex = recall.lexicon()
+    routes = _alias_routes(recall, text)
+    alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1}
+    summed = weighted_terms(text, lex)
+    strongest = weighted_terms(text, lex, collapse=True)
+    # A word the user repeats is what the message is about: it counts a little more, not n times.
+    terms = {t: w * (1 + QUERY_TF * math.log(max(1.0, summed[t] / w))) for t, w in strongest.items() if w > 0}
+    terms = rank.query_weights(terms, alias_chars)
+    frame = _frame_terms()
+    terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
+    if q.times and text == q.lexical:
+        # Time words are resolved into ranges (boost); as words they still count, at half weight.
+        rest_text = text
+        for found in q.times:
+            rest_text = rest_text.replace(found["expression"], " ")
+        rest = weighted_terms(rest_text, lex)
+        for term in weighted_terms(q.time_words, lex):
+            if term in terms and term not in rest:
+                terms[term] *= TIME_WORD_WEIGHT
+    return terms, routes
+
+
+def feedback_terms(recall, scored, terms, total):
+    """Words the best first-pass matches share (pseudo-relevance feedback): {term: weight}."""
+    top = [doc for doc, _score in sorted(scored.items(), key=lambda kv: -kv[1])[:FEEDBACK_DOCS]]
+    if not top or not FEEDBACK_TERMS:
+        return {}
+    marks = ",".join("?" * len(top))
+    lengths = {doc: length or 1.0 for doc, length in recall.db.execute(
+        f"SELECT doc, length FROM rdocs WHERE doc IN ({marks})", top)}
+    weight = {}
+    for term, doc, tf in recall.db.execute(f"SELECT term, doc, tf FROM rpost WHERE doc IN ({marks})", top):
+        if term in terms or tf < 1.0 or (len(term) == 1 and ord(term) > 0x2e7f):
+            continue
+        weight[term] = weight.get(term, 0.0) + tf / lengths[doc]
+    dfs = recall.df(list(weight))
+    ceiling = min(total / 4, FEEDBACK_MAX_DF)
+    ranked = {t: w * rank.idf(total, dfs[t]) for t, w in weight.items() if 2 <= dfs.get(t, 0) <= ceiling}
+    best = sorted(ranked.items(), key=lambda kv: (-kv[1], kv[0]))[:FEEDBACK_TERMS]
+    if not best:
+        return {}
+    top_weight = best[0][1]
+    return {t: FEEDBACK_WEIGHT * w / top_weight for t, w in best}
+
+
+def rank_query(q, text):
+    """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
+    terms, routes = query_terms(q, text)
+    channels, rows, held, tokens = score_terms(q, terms, routes)
+    if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
+        first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
+        extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
+        if extra:
+            channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra))
+    return channels, rows, held, tokens, routes
+
+
+def _postings(recall, strength, dfs, total):
+    """Postings of the query's terms, with the candidate set bounded whatever the archive size.
+
+    Terms are taken rarest first; once CANDIDATES documents are found, the
+    remaining (more common) terms only score those documents. In a large archive
+    a word found in a tenth of it never finds on its own; a query of only such
+    words starts from the densest documents of the rarest one.
+    """
+    common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
+    postings, found, deferred = {}, set(), []
+    if common and common == set(strength):
+        rarest = min(common, key=lambda t: (dfs[t], t))
+        postings[rarest] = recall.densest(rarest, COMMON_CANDIDATES)
+        found = {doc for doc, _tf in postings[rarest]}
+        common.discard(rarest)
+    for term in sorted(set(strength) - set(postings), key=lambda t: (dfs[t], t)):
+        if term in common or len(found) >= CANDIDATES:
+            deferred.append(term)
+            continue
+        postings[term] = recall.postings([term])[term]
+        found.update(doc for doc, _tf in postings[term])
+    if deferred:
+        postings.update(recall.postings(deferred, within=found))
+    return postings
+
+
+def score_terms(q, terms, routes, feedback=()):
+    recall = q.recall
+    dfs = recall.df(list(terms))
+    total = max(1, recall.total_docs())
+    strength = rank.term_strength(terms, dfs, total)
+    postings = _postings(recall, strength, dfs, total)
+    doc_ids = {doc for plist in postings.values() for doc, _tf in plist}
+    routed = _routed_docs(recall, routes)
+    rows = recall.docs(doc_ids | set(routed))
+    stats = recall.channel_stats()
+    tokens = [dict({"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
+                    "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None},
+                   **({"feedback": True} if t in feedback else {})) for t, w in terms.items()]
+    route_bonus = ROUTE_SHARE * (max(strength.values()) if strength else 2.0)
+    query_weights = {t: (w if t not in feedback else 1.0) for t, w in terms.items()}
+    channels, held = {}, []
+    for channel in CHANNELS:
+        in_channel = {d: r for d, r in rows.items() if r["channel"] == channel}
+        scored = rank.score_channel(strength, postings, in_channel, stats.get(channel, (0, 1.0))[1], query_weights,
+                                    feedback=feedback)
+        if channel == "verbatim":
+            _lift_neighbours(recall, scored, in_channel, rows)
+        for doc, (row, entity, aliases) in routed.items():
+            if row["channel"] != channel:
+                continue
+            score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+            detail = dict(detail, below_threshold=False, routed={"entity": entity, "aliases": aliases})
+            scored[doc] = (score + route_bonus, detail)
+        ranked = []
+        for doc, (score, detail) in scored.items():
+            row = in_channel[doc]
+            direct = bool(set(detail["matched"]) - set(feedback)) and not detail["below_threshold"]
+            ok, why = q.admits(row, direct)
+            if not ok:
+                held.append({"id": row["key"][2:], "channel": channel, "why": why})
+                continue
+            if detail["below_threshold"]:
+                held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
+                             "matched": list(detail["matched"])})
+                continue
+            ranked.append((doc, score * q.factor(row), detail))
+        ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
+        channels[channel] = ranked
+    return channels, rows, held, tokens
+
+
+def _lift_neighbours(recall, scored, in_channel, rows):
+    """A turn next to a strong match shares a part of its score (a separate, capped channel).
+
+    The lift is a share (below 1) of the neighbour's own score, smaller for a
+    long turn, which stands on its own: a reply never outranks the turn that
+    holds the words unless it has words of its own.
+    """
+    sources = sorted(((doc, s) for doc, (s, d) in scored.items() if not d["below_threshold"] and d["matched"]),
+                     key=lambda x: -x[1])[:CONTEXT_SOURCES]
+    if not sources:
+        return
+    lifts = {}
+    by_key = {in_channel[doc]["key"]: (doc, s) for doc, s in sources}
+    if REPLY_SHARE or ASKED_SHARE:
+        for row in recall.replies(by_key):
+            src_doc, s = by_key[row["prev"]]
+            share = ASKED_SHARE if in_channel[src_doc]["asks"] else REPLY_SHARE
+            lifts.setdefault(row["doc"], []).append((share * s, row, in_channel[src_doc]["key"], "reply to"))
+    if ANSWERED_SHARE:
+        prev_keys = {in_channel[doc]["prev"]: (doc, s) for doc, s in sources if in_channel[doc]["prev"]}
+        for key, row in recall.docs_by_key(prev_keys).items():
+            src_doc, s = prev_keys[key]
+            lifts.setdefault(row["doc"], []).append((ANSWERED_SHARE * s, row, in_channel[src_doc]["key"], "answered by"))
+    for doc, options in lifts.items():
+        score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+        own = 0.0 if detail["below_threshold"] else score
+        short = min(1.0, CONTEXT_FULL_TERMS / max(1.0, options[0][1]["length"] or 1.0))
+        lift, row, source, relation = max(options, key=lambda o: o[0])
+        lifted = own + short * lift
+        rows.setdefault(doc, row)
+        in_channel.setdefault(doc, row)
+        context = {"relation": relation, "id": source[2:], "lift": round(lifted - own, 3)}
+        scored[doc] = (lifted, dict(detail, below_threshold=False, context=context))
+
+

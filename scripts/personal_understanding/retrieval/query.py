@@ -1,0 +1,88 @@
+"""One probe's settings, resolved once: filters, the as_of day, the time expressions it names."""
+
+from .. import timeutil
+
+STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
+TIME_BOOST = 1.5
+
+
+def overlaps(row, lo, hi):
+    return row["date_from"] is not None and row["date_from"] <= hi and (row["date_to"] or row["date_from"]) >= lo
+
+
+def _valid_at(ai, rec, day):
+    """Was this state or decision true on `day`?"""
+    start = rec.get("date_start")
+    start = start if start else (rec.get("created_at") or "")[:10]
+    if start and start[:len(day)] > day[:len(start)]:
+        return False
+    end = rec.get("date_end")
+    if not end and rec.get("superseded_by"):
+        successor = ai.record(rec["superseded_by"]) or {}
+        end_start = successor.get("date_start") or (successor.get("created_at") or "")[:10]
+        if end_start and end_start[:len(day)] <= day[:len(end_start)]:
+            return False
+        return True
+    return not end or end[:len(day)] >= day[:len(end)]
+
+
+
+class Query:
+    """One probe's settings, resolved once."""
+
+    def __init__(self, root, recall, text, window, phase, domain, as_of, now, own_capture=None):
+        self.root = root
+        self.own_capture = own_capture
+        self.recall = recall
+        self.ai = recall.ai
+        self.raw = text or ""
+        self.now = now
+        self.as_of = timeutil.parse_instant(as_of, "as_of") if as_of else None
+        self.today = (self.as_of or now).date()
+        self.window = None
+        if window:
+            from .timeexpr import parse_window
+            self.window = parse_window(window)
+        self.phase = phase
+        self.domain = domain
+        self.times = []
+        self.lexical = self.raw
+        self.time_words = ""
+        if self.raw:
+            from .timeexpr import resolve
+            self.times = resolve(self.raw, self.today)
+            self.time_words = " ".join(t["expression"] for t in self.times)
+
+    def admits(self, row, direct):
+        """Filters every channel applies. `direct`: the row matched the query's own words."""
+        if self.own_capture and row["key"] == "c:" + self.own_capture:
+            return False, "the current turn's own words"
+        if self.domain and row["domain"] != self.domain:
+            return False, "outside domain"
+        if self.phase and row["phase"] != self.phase:
+            return False, "outside phase"
+        if self.window and not overlaps(row, *self.window):
+            return False, "outside window"
+        if row["sensitivity"] == "highly-private" and not direct:
+            return False, "highly-private, not hit directly"
+        if self.as_of is not None:
+            day = self.today.isoformat()
+            if row["channel"] == "verbatim" and row["date_from"] and row["date_from"] > day:
+                return False, "said after as_of"
+            if row["kind"] in ("state", "decision"):
+                rec = self.ai.record(row["key"][2:]) or {}
+                if not _valid_at(self.ai, rec, day):
+                    return False, "not true at as_of"
+        return True, None
+
+    def factor(self, row):
+        f = 1.0
+        if not (self.as_of is not None and row["kind"] in ("state", "decision")):
+            f *= STATUS_FACTOR.get(row["status"], 1.0)
+        if row["salience"] is not None:
+            f *= 1.0 + 0.05 * row["salience"]
+        if any(overlaps(row, t["from"], t["to"]) for t in self.times):
+            f *= TIME_BOOST
+        return f
+
+
