@@ -4,7 +4,7 @@ the answer (kinship, synonyms, two languages)."""
 
 from tests.test_recall import RecallTest
 
-from personal_understanding import capture, receipts
+from personal_understanding import capture, receipts, records
 
 
 class ConversationTest(RecallTest):
@@ -45,3 +45,43 @@ class NeighbourTurnTest(ConversationTest):
                                    "A huge paella for the party, with saffron from Valencia")
         out = self.probe("paella for the party")
         self.assertEqual(self.top_ids(out)[:2], [answer, asked])
+
+
+class TimeChannelTest(RecallTest):
+    AS_OF = "2026-11-27"  # a Friday; last week is 2026-11-16..22
+
+    def setUp(self):
+        super().setUp()
+        self.trip = self.say("我们全家去青岛看海了，玩了一个星期", day="2024-08-10T10:00:00Z")
+        self.trip_event = records.add_record(self.root, kind="event", title="全家去青岛看海", capture_ids=[self.trip],
+                                             date_start="2024-08", salience=2)["id"]
+        self.fryer = self.say("Bought a new air fryer, finally", day="2026-11-17T10:00:00Z")
+        self.dentist = self.say("Went to the dentist, two fillings", day="2026-11-19T10:00:00Z")
+        self.old_dentist = self.say("The dentist said my teeth are fine, dentist visits are boring",
+                                    day="2026-03-02T10:00:00Z")
+
+    def test_a_time_only_question_lists_what_the_window_holds(self):
+        out = self.probe("前年八月发生了什么", as_of=self.AS_OF)
+        self.assertEqual(out["status"], "ok")
+        self.assertEqual(out["time"][0]["from"], "2024-08-01")
+        self.assertEqual(self.top_ids(out), [self.trip_event, self.trip])  # the salient record first
+        self.assertEqual(out["top"][0]["why"], {"channel": "time", "expression": "前年八月", "from": "2024-08-01",
+                                                "to": "2024-08-31"})
+
+    def test_what_happened_last_week(self):
+        for question in ("What happened last week?", "How was last week?", "上周我都干了什么"):
+            out = self.probe(question, as_of=self.AS_OF)
+            self.assertEqual(out["status"], "ok", question)
+            self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
+
+    def test_words_the_archive_never_saw_do_not_erase_the_time(self):
+        out = self.probe("What about the zorblax last week?", as_of=self.AS_OF)
+        self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist})
+        self.assertIn("zorblax", [t["term"] for t in out["tokens"]])
+
+    def test_time_and_content_words_put_the_windows_matches_first(self):
+        out = self.probe("dentist last week", as_of=self.AS_OF)
+        ids = self.top_ids(out)
+        self.assertEqual(ids[0], self.dentist)
+        self.assertIn(self.old_dentist, ids)  # outside the window, still a match
+        self.assertNotIn(self.fryer, ids)  # inside the window, not a match

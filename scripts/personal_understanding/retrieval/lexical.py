@@ -62,7 +62,7 @@ def _routed_docs(recall, routes, limit=200):
 _FRAME = []
 
 
-def _frame_terms():
+def frame_terms():
     if not _FRAME:
         _FRAME.append(frozenset(stem(w) for w in question_words("en")) | question_words("zh"))
     return _FRAME[0]
@@ -79,7 +79,7 @@ def query_terms(q, text):
     # A word the user repeats is what the message is about: it counts a little more, not n times.
     terms = {t: w * (1 + QUERY_TF * math.log(max(1.0, summed[t] / w))) for t, w in strongest.items() if w > 0}
     terms = rank.query_weights(terms, alias_chars)
-    frame = _frame_terms()
+    frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
@@ -186,6 +186,7 @@ def score_terms(q, terms, routes, feedback=()):
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
             direct = bool(set(detail["matched"]) - set(feedback)) and not detail["below_threshold"]
+            detail["direct"] = direct
             ok, why = q.admits(row, direct)
             if not ok:
                 held.append({"id": row["key"][2:], "channel": channel, "why": why})

@@ -15,6 +15,7 @@ from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
 from .query import Query, overlaps
 from .rows import build_row, capture_row, hypothesis_stub
+from . import when
 
 DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2000  # tokens of material
@@ -85,23 +86,32 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     if ids:
         return _by_ids(q, ids, mode, budget)
 
-    texts = [q.lexical] if q.lexical.strip() else []
-    texts += [t for t in expand or () if t and t.strip()]
-    rankings, all_rows, held, tokens, routes, channel_lists = [], {}, [], [], {}, {}
-    for n, text in enumerate(texts):
+    time_only = when.is_time_only(q)
+    texts = [(q.lexical, None)] if q.lexical.strip() else []
+    texts += [(t, {"expand": t}) for t in expand or () if t and t.strip()]
+    rankings, all_rows, held, tokens, routes, channel_lists, detail_of = [], {}, [], [], {}, {}, {}
+    for n, (text, origin) in enumerate(texts):
         channels, rows, held_q, toks, routes_q = rank_query(q, text)
+        if origin is None:
+            tokens = toks
+            if time_only:
+                continue  # its words only frame the time: the window's rows are the answer
+            channel_lists = channels
         all_rows.update(rows)
         held += held_q
         routes.update(routes_q)
-        if n == 0:
-            tokens = toks
-            channel_lists = channels
         for channel, ranked in channels.items():
             rankings.append((1.0, [rows[d]["key"] for d, _s, _x in ranked[:CHANNEL_DEPTH]]))
-    detail_of = {}
-    for channel, ranked in channel_lists.items():
-        for doc, score, detail in ranked:
-            detail_of[all_rows[doc]["key"]] = (channel, score, detail)
+            for doc, score, detail in ranked:
+                detail_of.setdefault(rows[doc]["key"], (channel, score, detail, origin))
+    time_of = {}
+    if time_only:
+        found = when.window_rows(q)
+        rankings.append((1.0, [row["key"] for row, _t in found]))
+        for row, time in found:
+            all_rows.setdefault(row["doc"], row)
+            time_of[row["key"]] = when.why(time)
+    searched = [t for t, origin in texts if origin is None and not time_only] + [t for t, origin in texts if origin]
 
     browsing = bool(q.window or q.phase)
     if browsing:
@@ -109,18 +119,21 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         ranked_keys = set().union(*[set(k) for _w, k in rankings]) if rankings else set()
         ordered = [r["key"] for r in in_range if r["key"] in ranked_keys]
         ordered += [r["key"] for r in in_range if r["key"] not in ranked_keys]
-        rankings = [(1.0, ordered)] if not texts else [(1.0, [k for k in ordered if k in ranked_keys]), (0.2, ordered)]
+        rankings = [(1.0, ordered)] if not searched else [(1.0, [k for k in ordered if k in ranked_keys]), (0.2, ordered)]
         for r in in_range:
             all_rows.setdefault(r["doc"], r)
 
     lexical_keys = {k for _w, keys in rankings for k in keys}
-    assoc, seeds = associations(q, channel_lists, all_rows, routes, lexical_keys) if texts else ([], {})
+    assoc, seeds = associations(q, channel_lists, all_rows, routes, lexical_keys) if searched else ([], {})
     if assoc:
         rankings.append((ASSOCIATION_WEIGHT, [row["key"] for row, _s, _p in assoc]))
     fused = rank.rrf(rankings)
     order = sorted(fused, key=lambda k: (-fused[k], k))
     row_by_key = {r["key"]: r for r in all_rows.values()}
     row_by_key.update({row["key"]: row for row, _s, _p in assoc})
+    if q.times and not time_only:
+        own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"]}
+        order = when.window_first(q, order, row_by_key, own)
     assoc_of = {row["key"]: (score, path) for row, score, path in assoc}
 
     kept, per = [], {}
@@ -139,7 +152,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
             truncated = True
             break
         row = row_by_key[key]
-        item = _row(q, row, detail_of.get(key), assoc_of.get(key), fused[key], position + 1)
+        item = _row(q, row, detail_of.get(key), assoc_of.get(key), fused[key], position + 1, time_of.get(key))
         cost = rank.estimate_tokens(" ".join(str(v) for v in (item.get("title"), item.get("summary"), item.get("snippet")) if v))
         if out_rows and used + cost > budget:
             truncated = True
@@ -158,7 +171,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         status = "below_threshold"
     else:
         status = "no_match"
-    scope = _scope(q, recall, total_docs)
+    scope = _scope(q, recall, total_docs, time_only)
     fidelity = {"verbatim": sum(1 for r in out_rows if r["evidence_fidelity"] != "summary_only"),
                 "summary_only": sum(1 for r in out_rows if r["evidence_fidelity"] == "summary_only")}
     result = {
@@ -177,7 +190,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     result["trace_id"] = trace.write(root, {
         "kind": "probe", "mode": mode, "capture_id": capture_id, "query": query, "expand": list(expand or ()),
         "filters": {"window": q.window, "phase": phase, "domain": domain, "as_of": as_of},
-        "tokens": tokens, "time": result["time"], "routes": routes,
+        "tokens": tokens, "time": result["time"], "time_only": time_only, "routes": routes,
         "channels": {ch: [all_rows[d]["key"][2:] for d, _s, _x in channel_lists.get(ch, [])[:CHANNEL_DEPTH]] for ch in CHANNELS},
         "selected": [r["id"] for r in out_rows], "held_back": held[:200],
         "associations": result["associations"], "seeds": sorted(seeds), "status": status,
@@ -185,18 +198,22 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     return result
 
 
-def _row(q, row, detail, assoc, fused, rank_no):
+def _row(q, row, detail, assoc, fused, rank_no, time=None):
     key = row["key"]
     why = {}
     if detail:
-        channel, score, d = detail
+        channel, score, d, origin = detail
         why = {"channel": channel, "score": round(score, 3), "matched": d["matched"], "hits_rarest_term": d["anchor"]}
         if d.get("routed"):
             why["alias_route"] = d["routed"]
         if d.get("context"):
             why["context"] = d["context"]
+        if origin:
+            why.update(origin)  # found through other words than the user's: say which
     if assoc:
         why = {"channel": "associations", "spread_score": assoc[0], "via": assoc[1]}
+    if time and not why:
+        why = time
     if not why:
         why = {"channel": "browse", "in_range": True}
     if key.startswith("c:"):
@@ -234,12 +251,14 @@ def _by_ids(q, ids, mode, budget):
             "scope": "the given ids", "evidence_fidelity": {}, "budget": {"tokens": budget, "used": 0}}
 
 
-def _scope(q, recall, total_docs):
+def _scope(q, recall, total_docs, time_only=False):
     counts = {ch: n for ch, (n, _avg) in recall.channel_stats().items()}
     parts = [f"{counts.get('timeline', 0) + counts.get('knowledge', 0) + counts.get('entities', 0)} records and "
              f"{counts.get('verbatim', 0)} captures (every tier)"]
     if q.window:
         parts.append(f"window {q.window[0]}..{q.window[1]}")
+    if time_only:
+        parts.append("dated " + " or ".join(f"{t['from']}..{t['to']} ({t['expression']})" for t in q.times))
     if q.phase:
         parts.append(f"phase {q.phase}")
     if q.domain:

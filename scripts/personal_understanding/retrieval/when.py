@@ -1,0 +1,78 @@
+"""Time as a channel of its own.
+
+A question whose content is a time expression ("前年八月发生了什么", "What
+happened last week?", "How was last weekend?") lists what the window holds,
+ranked by salience and date. A time expression with content words ("what did
+I buy 10 days ago") puts the window's matches first. Words the archive has
+never seen and words that only frame the question never erase the time words.
+"""
+
+from .index import weighted_terms
+from .lexical import frame_terms
+from .query import overlaps
+
+LIST_LIMIT = 2000  # rows read from a window before ordering
+FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
+
+
+def content_terms(q):
+    """The query's terms once its time expressions and question-frame words are taken out."""
+    rest = q.raw
+    for found in sorted(q.times, key=lambda t: -t["start"]):
+        rest = rest[:found["start"]] + " " + rest[found["end"]:]
+    frame = frame_terms()
+    return [t for t in weighted_terms(rest, q.recall.lexicon()) if t not in frame]
+
+
+def is_time_only(q):
+    """True when the query names a time and nothing the archive holds besides it."""
+    if not q.times:
+        return False
+    terms = content_terms(q)
+    if not terms:
+        return True
+    return not any(q.recall.df(terms).values())
+
+
+def window_rows(q):
+    """Rows dated inside any of the query's time ranges: [(row, time)].
+
+    Order: rows lying wholly inside a range before rows that only overlap it
+    (a state of several years is not what "last week" holds), then salience
+    (unknown last), then date, then key.
+    """
+    clauses, args = [], []
+    for t in q.times:
+        clauses.append("(date_from IS NOT NULL AND date_from <= ? AND COALESCE(date_to, date_from) >= ?)")
+        args += [t["to"], t["from"]]
+    rows = q.recall.docs_where("(" + " OR ".join(clauses) + ") ORDER BY date_from, key", args, LIST_LIMIT)
+    out = []
+    for row in rows:
+        ok, _why = q.admits(row, direct=False)
+        if not ok:
+            continue
+        time = next(t for t in q.times if overlaps(row, t["from"], t["to"]))
+        inside = row["date_from"] >= time["from"] and (row["date_to"] or row["date_from"]) <= time["to"]
+        out.append((row, time, inside))
+    out.sort(key=lambda x: (not x[2], -(x[0]["salience"] if x[0]["salience"] is not None else -1),
+                            x[0]["date_from"], x[0]["key"]))
+    return [(row, time) for row, time, _inside in out]
+
+
+def why(time):
+    return {"channel": "time", "expression": time["expression"], "from": time["from"], "to": time["to"]}
+
+
+def window_first(q, order, row_by_key, matched):
+    """Keys in `order` with the window's direct matches moved to the front (order kept within each part).
+
+    Only for a short question: in a long message (a whole conversation as
+    context) a time expression is one detail among many, and only boosts.
+    """
+    if not q.times or len(content_terms(q)) > FOCUSED_TERMS:
+        return order
+    first = [k for k in order if k in matched and any(overlaps(row_by_key[k], t["from"], t["to"]) for t in q.times)]
+    if not first:
+        return order
+    chosen = set(first)
+    return first + [k for k in order if k not in chosen]
