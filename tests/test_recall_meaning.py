@@ -85,3 +85,16 @@ class TimeChannelTest(RecallTest):
         self.assertEqual(ids[0], self.dentist)
         self.assertIn(self.old_dentist, ids)  # outside the window, still a match
         self.assertNotIn(self.fryer, ids)  # inside the window, not a match
+
+
+class ExpandTest(RecallTest):
+    def test_expand_may_be_repeated_on_the_cli_and_rows_say_they_came_from_it(self):
+        loan = self.say("我哥借了两千块还没还")
+        sick = self.say("昨天头痛了一整天")
+        code, out, err = self.cli("retrieve_v2", "--query", "量子力学", "--expand", "两千块", "--expand", "头痛",
+                                  "--maintenance")
+        self.assertEqual(code, 0, err)
+        rows = {r["id"]: r for r in out["top"]}
+        self.assertEqual(set(rows), {loan, sick})
+        self.assertEqual(rows[sick]["why"]["expand"], "头痛")
+        self.assertEqual(rows[sick]["why"]["channel"], "verbatim")

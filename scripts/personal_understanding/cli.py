@@ -65,8 +65,8 @@ def build_parser(command):
         elif param.type == "array" and param.items == "object":
             kwargs["type"] = _json_arg
             kwargs["metavar"] = "JSON"
-        elif param.type == "array":
-            kwargs["nargs"] = "+"
+        elif param.type == "array":  # --expand a b --expand c gives [a, b, c]
+            kwargs.update(nargs="+", action="extend")
             if param.items == "integer":
                 kwargs["type"] = int
         elif param.type == "object":
