@@ -98,3 +98,32 @@ class ExpandTest(RecallTest):
         self.assertEqual(set(rows), {loan, sick})
         self.assertEqual(rows[sick]["why"]["expand"], "头痛")
         self.assertEqual(rows[sick]["why"]["channel"], "verbatim")
+
+
+class VerbatimPhraseTest(RecallTest):
+    def test_a_short_phrase_said_verbatim_is_a_direct_hit_whatever_its_tokens(self):
+        said = self.say("等我回到了解放路再给你打电话")
+        self.say("我不太了解这个情况")
+        # The query reads 到 + 了解; the capture reads 回到 | 了 | 解放路.
+        out = self.probe("到了解")
+        self.assertEqual(out["status"], "ok")
+        self.assertEqual(self.top_ids(out)[0], said)
+        self.assertEqual(out["top"][0]["why"]["verbatim_phrase"], "到了解")
+
+    def test_a_quoted_part_is_looked_for_as_said(self):
+        near = self.say("The door was blue and the cafe was closed")
+        said = self.say("We met at the blue door cafe on Sunday")
+        out = self.probe('what did I say about "the blue door"')
+        self.assertEqual(self.top_ids(out)[0], said)
+        self.assertEqual(out["top"][0]["why"]["verbatim_phrase"], "the blue door")
+        self.assertIn(near, self.top_ids(out))
+
+
+class WholeWordTest(RecallTest):
+    def test_a_classifier_does_not_swallow_the_noun_after_a_demonstrative(self):
+        phone = self.say("手机屏幕摔碎了，得换一个")
+        self.say("这部电影太长了")
+        out = self.probe("这部手机是什么？")
+        self.assertEqual(out["status"], "ok")
+        self.assertEqual(self.top_ids(out), [phone])
+        self.assertIn("手机", out["top"][0]["why"]["matched"])

@@ -22,7 +22,7 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "6"
+RECALL_VERSION = "7"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
@@ -44,7 +44,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, title TEXT, ngrams TEXT, prev TEXT, asks INTEGER);
+    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, title TEXT, ngrams TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
@@ -148,8 +148,8 @@ class RecallIndex:
     def __init__(self, archive_index):
         self.ai = archive_index
         self.db = archive_index.db
-        columns = {r[1] for r in self.db.execute("PRAGMA table_info(rdocs)")}
-        if columns and not set(DOC_FIELDS) <= columns:  # written by an older version: derived, so start over
+        columns = [r[1] for r in self.db.execute("PRAGMA table_info(rdocs)")]
+        if columns and columns != list(DOC_FIELDS) + ["ngrams"]:  # an older layout: derived, so start over
             for table in _TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_seq', 'recall_generation')")
@@ -354,6 +354,11 @@ class RecallIndex:
         marks = ",".join("?" * len(terms))
         return dict(self.db.execute(f"SELECT term, df FROM rterms WHERE term IN ({marks})", list(terms)))
 
+    def terms_starting(self, prefix, limit=500):
+        """[(term, df)] of indexed terms that start with `prefix` (a range scan of the term table)."""
+        return self.db.execute("SELECT term, df FROM rterms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?",
+                               (prefix, prefix + "\U0010ffff", limit)).fetchall()
+
     def postings(self, terms, within=None):
         """{term: [(doc, tf)]} for the given terms (only for documents in `within`, when given)."""
         out = {t: [] for t in terms}
@@ -437,8 +442,9 @@ class RecallIndex:
         return hits
 
 
+# In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
-              "domain", "phase", "episode", "fidelity", "title", "prev", "asks")
+              "domain", "phase", "episode", "fidelity", "prev", "asks", "title")
 _DOC_COLUMNS = ", ".join(DOC_FIELDS)
 
 

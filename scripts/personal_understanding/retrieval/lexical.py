@@ -2,9 +2,10 @@
 BM25-style scoring per channel, alias routes, pseudo-relevance feedback, and
 the lift a strong turn gives its neighbours in the conversation."""
 
+import heapq
 import math
 
-from . import rank
+from . import phrase, rank
 from .index import CHANNELS, weighted_terms
 from .lexicon import question_words
 from .tokenizer import stem, tokenize
@@ -119,12 +120,14 @@ def feedback_terms(recall, scored, terms, total):
 def rank_query(q, text):
     """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
     terms, routes = query_terms(q, text)
-    channels, rows, held, tokens = score_terms(q, terms, routes)
+    wanted = phrase.phrases(text, q.recall.lexicon())
+    channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted)
     if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
-            channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra))
+            channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
+                                                       phrases=wanted)
     return channels, rows, held, tokens, routes
 
 
@@ -154,7 +157,7 @@ def _postings(recall, strength, dfs, total):
     return postings
 
 
-def score_terms(q, terms, routes, feedback=()):
+def score_terms(q, terms, routes, feedback=(), phrases=()):
     recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
@@ -162,7 +165,10 @@ def score_terms(q, terms, routes, feedback=()):
     postings = _postings(recall, strength, dfs, total)
     doc_ids = {doc for plist in postings.values() for doc, _tf in plist}
     routed = _routed_docs(recall, routes)
-    rows = recall.docs(doc_ids | set(routed))
+    wanted = doc_ids | set(routed)
+    cache = q.row_cache  # the feedback pass and expansions meet mostly the same documents
+    cache.update(recall.docs(wanted - cache.keys()))
+    rows = {d: cache[d] for d in wanted if d in cache}
     stats = recall.channel_stats()
     tokens = [dict({"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
                     "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None},
@@ -170,10 +176,16 @@ def score_terms(q, terms, routes, feedback=()):
     route_bonus = ROUTE_SHARE * (max(strength.values()) if strength else 2.0)
     query_weights = {t: (w if t not in feedback else 1.0) for t, w in terms.items()}
     channels, held = {}, []
+    by_channel = {}
+    for doc, row in rows.items():
+        by_channel.setdefault(row["channel"], {})[doc] = row
+    scored_by = rank.score_channels(strength, postings, rows, {ch: avg for ch, (_n, avg) in stats.items()},
+                                    query_weights, feedback=feedback)
     for channel in CHANNELS:
-        in_channel = {d: r for d, r in rows.items() if r["channel"] == channel}
-        scored = rank.score_channel(strength, postings, in_channel, stats.get(channel, (0, 1.0))[1], query_weights,
-                                    feedback=feedback)
+        in_channel = by_channel.get(channel, {})
+        scored = scored_by.get(channel, {})
+        if phrases:
+            _verbatim_phrases(q, phrases, channel, scored, in_channel, rows)
         if channel == "verbatim":
             _lift_neighbours(recall, scored, in_channel, rows)
         for doc, (row, entity, aliases) in routed.items():
@@ -185,7 +197,7 @@ def score_terms(q, terms, routes, feedback=()):
         ranked = []
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
-            direct = bool(set(detail["matched"]) - set(feedback)) and not detail["below_threshold"]
+            direct = (bool(set(detail["matched"]) - set(feedback)) or "phrase" in detail) and not detail["below_threshold"]
             detail["direct"] = direct
             ok, why = q.admits(row, direct)
             if not ok:
@@ -201,6 +213,21 @@ def score_terms(q, terms, routes, feedback=()):
     return channels, rows, held, tokens
 
 
+def _verbatim_phrases(q, phrases, channel, scored, in_channel, rows):
+    """Candidates whose text holds a phrase as said rank above every other candidate of the channel."""
+    docs = heapq.nsmallest(phrase.SCORED, scored, key=lambda d: (-scored[d][0], d))
+    found = phrase.hits(q.ai, phrases, docs, in_channel, q.text_cache)
+    if not found:
+        more = [d for p in phrases for d in phrase.overlap_docs(q.recall, p) if d not in scored]
+        rows.update(q.recall.docs(set(more) - set(rows)))
+        in_channel.update({d: rows[d] for d in more if d in rows and rows[d]["channel"] == channel})
+        found = phrase.hits(q.ai, phrases, [d for d in more if d in in_channel], in_channel, q.text_cache)
+    top = max((s for s, _d in scored.values()), default=1.0)
+    for doc, words in found.items():
+        score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+        scored[doc] = (score + top, dict(detail, below_threshold=False, phrase=words))
+
+
 def _lift_neighbours(recall, scored, in_channel, rows):
     """A turn next to a strong match shares a part of its score (a separate, capped channel).
 
@@ -208,8 +235,8 @@ def _lift_neighbours(recall, scored, in_channel, rows):
     long turn, which stands on its own: a reply never outranks the turn that
     holds the words unless it has words of its own.
     """
-    sources = sorted(((doc, s) for doc, (s, d) in scored.items() if not d["below_threshold"] and d["matched"]),
-                     key=lambda x: -x[1])[:CONTEXT_SOURCES]
+    sources = heapq.nlargest(CONTEXT_SOURCES, ((doc, s) for doc, (s, d) in scored.items()
+                                               if not d["below_threshold"] and d["matched"]), key=lambda x: (x[1], -x[0]))
     if not sources:
         return
     lifts = {}

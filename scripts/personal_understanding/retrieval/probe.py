@@ -134,6 +134,9 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     if q.times and not time_only:
         own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"]}
         order = when.window_first(q, order, row_by_key, own)
+    said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase")}
+    if said:  # the user's words, found as they were said, come first
+        order = [k for k in order if k in said] + [k for k in order if k not in said]
     assoc_of = {row["key"]: (score, path) for row, score, path in assoc}
 
     kept, per = [], {}
@@ -208,6 +211,8 @@ def _row(q, row, detail, assoc, fused, rank_no, time=None):
             why["alias_route"] = d["routed"]
         if d.get("context"):
             why["context"] = d["context"]
+        if d.get("phrase"):
+            why["verbatim_phrase"] = d["phrase"]
         if origin:
             why.update(origin)  # found through other words than the user's: say which
     if assoc:

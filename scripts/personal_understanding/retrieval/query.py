@@ -45,6 +45,8 @@ class Query:
             self.window = parse_window(window)
         self.phase = phase
         self.domain = domain
+        self.row_cache = {}  # doc -> index row, shared by every pass of this probe
+        self.text_cache = {}  # doc -> folded text, for verbatim phrases
         self.times = []
         self.lexical = self.raw
         self.time_words = ""

@@ -34,12 +34,13 @@ def term_strength(qweights, dfs, total_docs):
     return {t: w * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
-def score_channel(strength, postings, docs, avg_len, qweights=None, feedback=()):
-    """Score documents of one channel.
+def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()):
+    """Score documents, each within its own channel.
 
-    strength: {term: qweight * idf}; postings: {term: [(doc, tf)]} (any channel);
-    docs: {doc: row} restricted to this channel; qweights: the query's term
-    weights (to tell whole words from slices). Returns {doc: (score, detail)}.
+    strength: {term: qweight * idf}; postings: {term: [(doc, tf)]}; rows:
+    {doc: row} (the row's "channel" and "length" are used); avg_len:
+    {channel: mean length}; qweights: the query's term weights (to tell whole
+    words from slices). Returns {channel: {doc: (score, detail)}}.
 
     The anchor is the query's rarest whole word. A document that matched only
     words far more common than the anchor (a long record hit by everyday words)
@@ -59,27 +60,28 @@ def score_channel(strength, postings, docs, avg_len, qweights=None, feedback=())
     common = RARE_SHARE * rarity[anchor]
     total_weight = sum(own.values())
     floor = 1 - (1 - NO_ANCHOR_FLOOR) * min(1.0, 3 / len(own))
-    scores = {}
-    matched = {}
+    norm_of = {doc: (row["length"] or 1.0, avg_len.get(row["channel"]) or row["length"] or 1.0)
+               for doc, row in rows.items()}
+    scores, matched = {}, {}
+    k1b = K1 * (1 - B)
     for term, weight in strength.items():
         for doc, tf in postings.get(term, ()):
-            row = docs.get(doc)
-            if row is None:
+            lengths = norm_of.get(doc)
+            if lengths is None:
                 continue
-            length = row["length"] or 1.0
-            norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / (avg_len or length)))
+            norm = tf * (K1 + 1) / (tf + k1b + K1 * B * lengths[0] / lengths[1])
             scores[doc] = scores.get(doc, 0.0) + weight * norm
             matched.setdefault(doc, {})[term] = round(weight * norm, 3)
     out = {}
     for doc, score in scores.items():
         terms = matched[doc]
-        hits_anchor = anchor in terms
         mine = [t for t in terms if t not in feedback]
         if not any(rarity[t] >= common for t in mine):
             coverage = sum(strength[t] for t in mine) / total_weight
             score *= floor + (1 - floor) * coverage
         only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in mine)
-        out[doc] = (score, {"matched": terms, "anchor": hits_anchor, "below_threshold": only_slices})
+        out.setdefault(rows[doc]["channel"], {})[doc] = (
+            score, {"matched": terms, "anchor": anchor in terms, "below_threshold": only_slices})
     return out
 
 

@@ -304,7 +304,25 @@ def _segment(norm, start, end, lex):
         j = nxt[i]
         spans.append([start + i, start + j])
         i = j
-    return spans
+    return _split_classifiers(norm, spans, lex)
+
+
+# After a number or a demonstrative, a dictionary word that starts with a
+# classifier is the classifier plus a noun: 这|部手机 reads 这部|手机 (a phone).
+_COUNTING = frozenset("这 那 哪 每 某 各 该 此 一 二 两 三 四 五 六 七 八 九 十 几 半 整 好几 这几 那几".split())
+_CLASSIFIERS = frozenset("个只条件张本块把辆位双杯瓶碗首篇封座棵支枝架艘套间颗粒幅盏顶副株匹部台份根片群")
+
+
+def _split_classifiers(norm, spans, lex):
+    out = []
+    for span in spans:
+        s, e = span
+        if (out and e - s >= 3 and norm[s] in _CLASSIFIERS and norm[out[-1][0]:out[-1][1]] in _COUNTING
+                and lex.known(norm[s + 1:e])):
+            out += [[s, s + 1], [s + 1, e]]
+        else:
+            out.append(span)
+    return out
 
 
 def _expand(norm, words, lex, out, tail_end):
