@@ -127,3 +127,35 @@ class WholeWordTest(RecallTest):
         self.assertEqual(out["status"], "ok")
         self.assertEqual(self.top_ids(out), [phone])
         self.assertIn("手机", out["top"][0]["why"]["matched"])
+
+
+class WhyQuestionTest(RecallTest):
+    def setUp(self):
+        super().setUp()
+        from personal_understanding import hypotheses
+        c1 = self.say("周一早上开会前胃又疼了", day="2026-10-05T08:00:00Z")
+        c2 = self.say("又是周一，早上疼得厉害，吃不下饭", day="2026-10-12T08:00:00Z")
+        self.say("周末去爬山，风景很好", day="2026-10-10T08:00:00Z")
+        self.e1 = records.add_record(self.root, kind="event", title="开会前胃疼", capture_ids=[c1],
+                                     date_start="2026-10-05")["id"]
+        self.e2 = records.add_record(self.root, kind="event", title="周一早上疼得吃不下饭", capture_ids=[c2],
+                                     date_start="2026-10-12")["id"]
+        self.hyp = hypotheses.add_hypothesis(self.root, "周一例会的压力让胃不舒服", [self.e1, self.e2])["id"]
+
+    def test_a_why_question_reaches_the_hypothesis_through_its_supports(self):
+        # 肚子 is in no record; the events are met only through the single character 疼.
+        self.assertEqual(self.probe("我肚子老疼")["status"], "below_threshold")
+        out = self.probe("为什么我肚子老疼")
+        self.assertEqual(out["status"], "ok")
+        row = out["top"][0]
+        self.assertEqual(row["id"], self.hyp)
+        self.assertFalse(row.get("stub"))
+        self.assertEqual(row["why"]["channel"], "causal")
+        self.assertEqual(set(row["why"]["supports_reached"]), {self.e1, self.e2})
+        self.assertEqual(row["why"]["via"][0], self.hyp)
+
+    def test_a_rejected_hypothesis_is_not_offered_as_a_cause(self):
+        from personal_understanding import hypotheses
+        hypotheses.review_hypothesis(self.root, self.hyp, "rejected", "用户说是吃坏了东西，不是例会")
+        out = self.probe("为什么我肚子老疼")
+        self.assertNotIn(self.hyp, self.top_ids(out))

@@ -203,6 +203,8 @@ def score_terms(q, terms, routes, feedback=(), phrases=()):
             if not ok:
                 held.append({"id": row["key"][2:], "channel": channel, "why": why})
                 continue
+            if q.reached is not None and not feedback and channel != "entities":
+                q.reached[row["key"]] = max(q.reached.get(row["key"], 0.0), score)  # even a weak touch counts
             if detail["below_threshold"]:
                 held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
                              "matched": list(detail["matched"])})

@@ -15,7 +15,7 @@ from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
 from .query import Query, overlaps
 from .rows import build_row, capture_row, hypothesis_stub
-from . import when
+from . import causal, when
 
 DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2000  # tokens of material
@@ -87,6 +87,9 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         return _by_ids(q, ids, mode, budget)
 
     time_only = when.is_time_only(q)
+    why_question = causal.is_causal(q.raw)
+    if why_question:
+        q.reached = {}
     texts = [(q.lexical, None)] if q.lexical.strip() else []
     texts += [(t, {"expand": t}) for t in expand or () if t and t.strip()]
     rankings, all_rows, held, tokens, routes, channel_lists, detail_of = [], {}, [], [], {}, {}, {}
@@ -112,6 +115,14 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
             all_rows.setdefault(row["doc"], row)
             time_of[row["key"]] = when.why(time)
     searched = [t for t, origin in texts if origin is None and not time_only] + [t for t, origin in texts if origin]
+    causes = {}
+    if why_question and q.reached:
+        best = dict(sorted(q.reached.items(), key=lambda kv: -kv[1])[:causal.REACHED])
+        for row, why in causal.hypotheses(q, best):
+            all_rows.setdefault(row["doc"], row)
+            causes[row["key"]] = why
+        if causes:
+            rankings.append((1.0, list(causes)))
 
     browsing = bool(q.window or q.phase)
     if browsing:
@@ -137,6 +148,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase")}
     if said:  # the user's words, found as they were said, come first
         order = [k for k in order if k in said] + [k for k in order if k not in said]
+    if causes:  # a why-question: the hypotheses it reaches, then their evidence
+        order = [k for k in causes if k in fused] + [k for k in order if k not in causes]
     assoc_of = {row["key"]: (score, path) for row, score, path in assoc}
 
     kept, per = [], {}
@@ -155,7 +168,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
             truncated = True
             break
         row = row_by_key[key]
-        item = _row(q, row, detail_of.get(key), assoc_of.get(key), fused[key], position + 1, time_of.get(key))
+        item = _row(q, row, detail_of.get(key), assoc_of.get(key), fused[key], position + 1,
+                    time_of.get(key) or causes.get(key))
         cost = rank.estimate_tokens(" ".join(str(v) for v in (item.get("title"), item.get("summary"), item.get("snippet")) if v))
         if out_rows and used + cost > budget:
             truncated = True
@@ -193,7 +207,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     result["trace_id"] = trace.write(root, {
         "kind": "probe", "mode": mode, "capture_id": capture_id, "query": query, "expand": list(expand or ()),
         "filters": {"window": q.window, "phase": phase, "domain": domain, "as_of": as_of},
-        "tokens": tokens, "time": result["time"], "time_only": time_only, "routes": routes,
+        "tokens": tokens, "time": result["time"], "time_only": time_only, "why_question": why_question,
+        "causes": {k[2:]: v["via"] for k, v in causes.items()}, "routes": routes,
         "channels": {ch: [all_rows[d]["key"][2:] for d, _s, _x in channel_lists.get(ch, [])[:CHANNEL_DEPTH]] for ch in CHANNELS},
         "selected": [r["id"] for r in out_rows], "held_back": held[:200],
         "associations": result["associations"], "seeds": sorted(seeds), "status": status,
@@ -201,7 +216,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     return result
 
 
-def _row(q, row, detail, assoc, fused, rank_no, time=None):
+def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
     key = row["key"]
     why = {}
     if detail:
@@ -217,8 +232,8 @@ def _row(q, row, detail, assoc, fused, rank_no, time=None):
             why.update(origin)  # found through other words than the user's: say which
     if assoc:
         why = {"channel": "associations", "spread_score": assoc[0], "via": assoc[1]}
-    if time and not why:
-        why = time
+    if found_as and (not why or found_as["channel"] == "causal"):
+        why = dict(found_as, **({"score": why["score"], "matched": why["matched"]} if why.get("matched") else {}))
     if not why:
         why = {"channel": "browse", "in_range": True}
     if key.startswith("c:"):
@@ -226,7 +241,7 @@ def _row(q, row, detail, assoc, fused, rank_no, time=None):
     else:
         rec = get_record(q.ai, key[2:])
         direct = detail is not None and bool(detail[2]["matched"])
-        if rec.get("kind") in ("hypothesis", "intent") and not direct:
+        if rec.get("kind") in ("hypothesis", "intent") and not direct and why.get("channel") != "causal":
             item = hypothesis_stub(rec)
         else:
             item = build_row(q.ai, rec)

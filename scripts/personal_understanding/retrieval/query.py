@@ -47,6 +47,7 @@ class Query:
         self.domain = domain
         self.row_cache = {}  # doc -> index row, shared by every pass of this probe
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
+        self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw
         self.time_words = ""
