@@ -159,3 +159,60 @@ class WhyQuestionTest(RecallTest):
         hypotheses.review_hypothesis(self.root, self.hyp, "rejected", "用户说是吃坏了东西，不是例会")
         out = self.probe("为什么我肚子老疼")
         self.assertNotIn(self.hyp, self.top_ids(out))
+
+
+class BuiltInKnowledgeTest(RecallTest):
+    def setUp(self):
+        super().setUp()
+        self.loan = self.say("我哥借了两千块还没还")
+        self.visa = self.say("My brother's visa application was finally approved")
+        self.say("我妈做的红烧肉还是小时候的味道")
+        self.brother = records.add_record(self.root, kind="entity", entity_type="person", title="哥哥",
+                                          aliases=["我哥", "哥"])["id"]
+        self.event = records.add_record(self.root, kind="event", title="哥哥借了两千块没还", capture_ids=[self.loan],
+                                        entity_refs=[self.brother])["id"]
+
+    def test_family_and_debts_in_either_language_reach_the_brother_who_borrowed(self):
+        for question in ("家里谁欠我钱", "who in my family owes me money"):
+            out = self.probe(question)
+            self.assertEqual(out["status"], "ok", question)
+            ids = self.top_ids(out)
+            self.assertEqual(ids[0], self.loan, question)
+            self.assertIn(self.event, ids, question)
+            self.assertIn(self.brother, ids, question)
+            why = out["top"][0]["why"]
+            self.assertEqual({v["query_word"] for v in why["stands_for"].values()} - {"家里", "family"},
+                             {"欠"} if question.startswith("家") else {"owes"})
+            route = next(r for r in out["top"] if r["id"] == self.event)["why"]["alias_route"]
+            self.assertEqual((route["entity"], route["stands_for"]), (self.brother, question[:2] if
+                             question.startswith("家") else "family"))
+
+    def test_a_sibling_is_a_brother_and_a_visa_is_paperwork(self):
+        out = self.probe("Any news on my sibling's paperwork?")
+        self.assertEqual(self.top_ids(out)[0], self.visa)
+        bridge = out["top"][0]["why"]["stands_for"]
+        self.assertEqual({v["word"] for v in bridge.values()}, {"brother", "visa"})
+
+    def test_one_character_kin_words_stand_only_as_words(self):
+        coffee = self.say("哥伦比亚的咖啡挺好喝")
+        out = self.probe("哥伦比亚")
+        self.assertEqual(self.top_ids(out), [coffee])
+
+    def test_the_users_own_words_rank_before_stand_ins(self):
+        said = self.say("Had a terrible headache all afternoon")
+        own = self.say("昨天头疼了一整天")
+        ids = self.top_ids(self.probe("头疼"))
+        self.assertEqual(ids[:2], [own, said])
+
+
+class ThesaurusDataTest(RecallTest):
+    def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
+        from personal_understanding.retrieval import knowledge
+        from personal_understanding.retrieval.lexicon import base_lexicon
+        data = knowledge.load()  # raises on a cover of an unknown relation
+        lex = base_lexicon()
+        bad = sorted({w for targets in data.sets.values() for w in targets if not knowledge._terms(w, lex)})
+        self.assertEqual(bad, [])
+        self.assertIn("哥哥", data.words_for("家人"))
+        self.assertIn("brother", data.words_for("哥"))
+        self.assertNotIn("妈妈", data.words_for("哥"))

@@ -427,6 +427,17 @@ class RecallIndex:
                 f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE prev IN ({marks})", chunk)]
         return out
 
+    def entities_named(self, names):
+        """[(entity, alias)] for entities whose name or alias is exactly one of `names`."""
+        names = [normalize_word(n) for n in names]
+        out = []
+        for i in range(0, len(names), 900):
+            chunk = names[i:i + 900]
+            marks = ",".join("?" * len(chunk))
+            out += self.db.execute(f"SELECT entity, alias FROM raliases WHERE alias IN ({marks}) ORDER BY entity, alias",
+                                   chunk).fetchall()
+        return out
+
     def alias_hits(self, query):
         """{entity_id: [aliases]} for entity names and aliases that occur in the query."""
         norm = normalize_word(query)

@@ -5,7 +5,7 @@ the lift a strong turn gives its neighbours in the conversation."""
 import heapq
 import math
 
-from . import phrase, rank
+from . import knowledge, phrase, rank
 from .index import CHANNELS, weighted_terms
 from .lexicon import question_words
 from .tokenizer import stem, tokenize
@@ -28,6 +28,8 @@ REPLY_SHARE = 0.1  # ... the reply by this share of their score
 ASKED_SHARE = 0.6  # ... or by this share when the turn asks something: the answer is in its reply
 ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
 CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
+BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's word (借 for 欠) ...
+BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
 
 
 def _alias_routes(recall, text):
@@ -91,7 +93,48 @@ def query_terms(q, text):
         for term in weighted_terms(q.time_words, lex):
             if term in terms and term not in rest:
                 terms[term] *= TIME_WORD_WEIGHT
-    return terms, routes
+    bridges = _bridges(recall, text, terms, routes)
+    return terms, routes, bridges
+
+
+def _bridges(recall, text, terms, routes):
+    """Words the built-in knowledge says stand for the query's words: {term: (query word, data word)}.
+
+    Their weight joins `terms` (scored per query word: the best of its
+    stand-ins counts, not their sum); entities named by a stand-in (哥哥 for
+    家里) join `routes`.
+    """
+    lex = recall.lexicon()
+    frame = frame_terms()
+    found = knowledge.load().expansions(text, lex)
+    if not found:
+        return {}
+    own = {}
+    for surface, _targets in found:
+        own[surface] = [t for t in weighted_terms(surface, lex) if t in terms] or [surface]
+    dfs = recall.df(sorted({t for ts in own.values() for t in ts} | {t for _s, ts in found for t in ts}))
+    bridges = {}
+    for surface, targets in found:
+        if all(t in frame for t in own[surface]):
+            continue
+        present = any(dfs.get(t) for t in own[surface])
+        weight = BRIDGE_WHEN_FOUND if present else BRIDGE_WEIGHT  # the data knows it as a word, even 欠
+        for term, word in targets.items():
+            if term in terms or not dfs.get(term):
+                continue
+            if term not in bridges or bridges[term][2] < weight:
+                bridges[term] = (surface, word, weight)
+        names = set(targets.values())
+        names |= {f"my {n}" for n in names if not knowledge._is_cjk(n)} | {f"我{n}" for n in names if knowledge._is_cjk(n)}
+        for entity, alias in recall.entities_named(sorted(names)):
+            entity = recall.ai.resolve(entity)
+            if entity not in routes:
+                routes[entity] = [alias]
+                bridges[("entity", entity)] = (surface, alias, weight)
+    for term, (_surface, _word, weight) in bridges.items():
+        if isinstance(term, str):
+            terms[term] = weight
+    return bridges
 
 
 def feedback_terms(recall, scored, terms, total):
@@ -119,15 +162,15 @@ def feedback_terms(recall, scored, terms, total):
 
 def rank_query(q, text):
     """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
-    terms, routes = query_terms(q, text)
+    terms, routes, bridges = query_terms(q, text)
     wanted = phrase.phrases(text, q.recall.lexicon())
-    channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted)
+    channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted, bridges=bridges)
     if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
             channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
-                                                       phrases=wanted)
+                                                       phrases=wanted, bridges=bridges)
     return channels, rows, held, tokens, routes
 
 
@@ -157,7 +200,7 @@ def _postings(recall, strength, dfs, total):
     return postings
 
 
-def score_terms(q, terms, routes, feedback=(), phrases=()):
+def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
     recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
@@ -170,17 +213,20 @@ def score_terms(q, terms, routes, feedback=(), phrases=()):
     cache.update(recall.docs(wanted - cache.keys()))
     rows = {d: cache[d] for d in wanted if d in cache}
     stats = recall.channel_stats()
+    bridges = bridges or {}
+    groups = {t: b[0] for t, b in bridges.items() if isinstance(t, str)}
     tokens = [dict({"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
                     "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None},
-                   **({"feedback": True} if t in feedback else {})) for t, w in terms.items()]
-    route_bonus = ROUTE_SHARE * (max(strength.values()) if strength else 2.0)
-    query_weights = {t: (w if t not in feedback else 1.0) for t, w in terms.items()}
+                   **({"feedback": True} if t in feedback else {}),
+                   **({"stands_for": groups[t]} if t in groups else {})) for t, w in terms.items()]
+    top_strength = max((s for t, s in strength.items() if t not in groups), default=2.0)
+    query_weights = {t: (w if t not in feedback and t not in groups else 1.0) for t, w in terms.items()}
     channels, held = {}, []
     by_channel = {}
     for doc, row in rows.items():
         by_channel.setdefault(row["channel"], {})[doc] = row
     scored_by = rank.score_channels(strength, postings, rows, {ch: avg for ch, (_n, avg) in stats.items()},
-                                    query_weights, feedback=feedback)
+                                    query_weights, feedback=feedback, groups=groups)
     for channel in CHANNELS:
         in_channel = by_channel.get(channel, {})
         scored = scored_by.get(channel, {})
@@ -192,12 +238,22 @@ def score_terms(q, terms, routes, feedback=(), phrases=()):
             if row["channel"] != channel:
                 continue
             score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
-            detail = dict(detail, below_threshold=False, routed={"entity": entity, "aliases": aliases})
-            scored[doc] = (score + route_bonus, detail)
+            route = {"entity": entity, "aliases": aliases}
+            bonus = ROUTE_SHARE * top_strength
+            via = bridges.get(("entity", entity))
+            if via:  # named only by a stand-in: 哥哥 for 家里
+                route["stands_for"] = via[0]
+                bonus *= via[2]
+            detail = dict(detail, below_threshold=False, routed=route)
+            scored[doc] = (score + bonus, detail)
         ranked = []
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
-            direct = (bool(set(detail["matched"]) - set(feedback)) or "phrase" in detail) and not detail["below_threshold"]
+            direct = ((bool(set(detail["matched"]) - set(feedback) - set(groups)) or "phrase" in detail)
+                      and not detail["below_threshold"])
+            lent = [t for t in detail["matched"] if t in groups]
+            if lent:  # found through built-in knowledge: say which word stood for which
+                detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1]} for t in lent}
             detail["direct"] = direct
             ok, why = q.admits(row, direct)
             if not ok:

@@ -228,6 +228,8 @@ def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
             why["context"] = d["context"]
         if d.get("phrase"):
             why["verbatim_phrase"] = d["phrase"]
+        if d.get("stands_for"):
+            why["stands_for"] = d["stands_for"]
         if origin:
             why.update(origin)  # found through other words than the user's: say which
     if assoc:

@@ -34,13 +34,16 @@ def term_strength(qweights, dfs, total_docs):
     return {t: w * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
-def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()):
+def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None):
     """Score documents, each within its own channel.
 
     strength: {term: qweight * idf}; postings: {term: [(doc, tf)]}; rows:
     {doc: row} (the row's "channel" and "length" are used); avg_len:
     {channel: mean length}; qweights: the query's term weights (to tell whole
-    words from slices). Returns {channel: {doc: (score, detail)}}.
+    words from slices); feedback: terms lent by the best matches (they score,
+    but never make a match count as the user's words); groups: {term: group}
+    for stand-ins of one query word (built-in knowledge), of which only the
+    best counts and none is the anchor. Returns {channel: {doc: (score, detail)}}.
 
     The anchor is the query's rarest whole word. A document that matched only
     words far more common than the anchor (a long record hit by everyday words)
@@ -53,7 +56,8 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     strong_query = any(w >= STRONG for w in qweights.values())
     if not strength:
         return {}
-    own = {t: w for t, w in strength.items() if t not in feedback} or strength
+    groups = groups or {}
+    own = {t: w for t, w in strength.items() if t not in feedback and t not in groups} or strength
     words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
     rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
     anchor = max(words, key=lambda t: (rarity[t], t))
@@ -64,20 +68,28 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
                for doc, row in rows.items()}
     scores, matched = {}, {}
     k1b = K1 * (1 - B)
+    best = {}  # (doc, group) -> best stand-in score
     for term, weight in strength.items():
+        group = groups.get(term)
         for doc, tf in postings.get(term, ()):
             lengths = norm_of.get(doc)
             if lengths is None:
                 continue
             norm = tf * (K1 + 1) / (tf + k1b + K1 * B * lengths[0] / lengths[1])
-            scores[doc] = scores.get(doc, 0.0) + weight * norm
             matched.setdefault(doc, {})[term] = round(weight * norm, 3)
+            if group is None:
+                scores[doc] = scores.get(doc, 0.0) + weight * norm
+            else:
+                best[(doc, group)] = max(best.get((doc, group), 0.0), weight * norm)
+                scores.setdefault(doc, 0.0)
+    for (doc, _group), value in best.items():
+        scores[doc] += value
     out = {}
     for doc, score in scores.items():
         terms = matched[doc]
         mine = [t for t in terms if t not in feedback]
-        if not any(rarity[t] >= common for t in mine):
-            coverage = sum(strength[t] for t in mine) / total_weight
+        if not any(rarity[t] >= common for t in mine if t not in groups):
+            coverage = min(1.0, sum(strength[t] for t in mine) / total_weight)
             score *= floor + (1 - floor) * coverage
         only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in mine)
         out.setdefault(rows[doc]["channel"], {})[doc] = (

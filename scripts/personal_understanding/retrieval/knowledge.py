@@ -1,0 +1,137 @@
+"""Built-in knowledge: words that stand for other words, so a question that shares
+no word with the answer can still reach it.
+
+Two data files in resources/thesaurus (written for this project, see the
+README there): kinship.txt (relations and the wider words that cover them:
+家人 and family reach 哥哥, 妈妈, sister) and everyday.txt (sets of
+interchangeable everyday words in both languages: 欠钱 借钱 owe, 头疼 头痛
+headache). Pure: reads only those files, touches no archive.
+
+`expansions(text, lexicon)` finds the query's words that the data knows
+(Chinese by substring, a single character only as a token of its own;
+English by stem) and returns, for each, the index terms it stands for and the
+words behind them, so a row can say which bridge it was found by.
+"""
+
+import os
+
+from .lexicon import normalize_word, resources_path
+from .tokenizer import content_tokens, stem, tokenize
+
+NARROW = 2  # a relation word also stands for the wider words covering at most this many relations
+
+_cache = {}
+
+
+def _data_path(name):
+    return os.path.join(os.path.dirname(resources_path()), "thesaurus", name)
+
+
+def _lines(name):
+    with open(_data_path(name), encoding="utf-8") as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield line
+
+
+def _is_cjk(word):
+    return any(ord(ch) > 0x2e7f for ch in word)
+
+
+def _key(word):
+    """Lookup key of a data word: stemmed English, normalised Chinese."""
+    word = normalize_word(word)
+    return word if _is_cjk(word) else stem(word)
+
+
+class Thesaurus:
+    def __init__(self, kinship_lines=(), everyday_lines=()):
+        self.sets = {}  # key -> {word: source}: what a word stands for
+        relations, covers = {}, {}
+        for line in kinship_lines:
+            if ":" in line and ">" not in line:
+                name, _, words = line.partition(":")
+                relations[name.strip()] = [normalize_word(w) for w in words.split()]
+            elif ">" in line:
+                words, _, names = line.partition(">")
+                for word in words.split():
+                    covers[normalize_word(word)] = names.split()
+        for name, words in relations.items():
+            narrow = [c for c, names in covers.items() if name in names and len(names) <= NARROW]
+            for word in words:
+                self._add(word, [w for w in words + narrow if w != word], "kinship")
+        for cover, names in covers.items():
+            missing = [n for n in names if n not in relations]
+            if missing:
+                raise ValueError(f"kinship.txt: {cover} covers unknown relation(s) {', '.join(missing)}")
+            # Other wider words for the same relations, or for narrow parts of them (sibling -> brother).
+            alike = [c for c, other in covers.items() if c != cover and set(other) <= set(names)
+                     and (set(other) == set(names) or len(other) <= NARROW)]
+            self._add(cover, [w for n in names for w in relations[n]] + alike, "kinship")
+        for line in everyday_lines:
+            words = [normalize_word(w) for w in line.split()]
+            for word in words:
+                self._add(word, [w for w in words if w != word], "everyday")
+        self.cjk_max = max((len(k) for k in self.sets if _is_cjk(k)), default=1)
+
+    def _add(self, word, targets, source):
+        entry = self.sets.setdefault(_key(word), {})
+        for target in targets:
+            entry.setdefault(target, source)
+
+    def sources(self, text, lexicon=None):
+        """The query's words the data knows: [(surface, key)], longest Chinese matches first, no overlaps."""
+        norm = normalize_word(text or "")
+        tokens = tokenize(norm, lexicon)
+        singles = {t.text for t in tokens if t.kind == "cjk"}
+        found, taken = [], set()
+        for size in range(min(self.cjk_max, len(norm)), 0, -1):
+            for i in range(len(norm) - size + 1):
+                piece = norm[i:i + size]
+                if piece not in self.sets or not _is_cjk(piece) or taken & set(range(i, i + size)):
+                    continue
+                if size == 1 and piece not in singles:
+                    continue  # 哥 in 哥伦比亚 is not a brother
+                found.append((i, piece, piece))
+                taken |= set(range(i, i + size))
+        for tok, term, _w in content_tokens(norm, lexicon):
+            if tok.kind == "latin" and term in self.sets:
+                found.append((tok.start, tok.text, term))
+        return [(surface, key) for _i, surface, key in sorted(found)]
+
+    def expansions(self, text, lexicon=None):
+        """[(surface, {term: word})]: each known word of the query and the index terms it stands for."""
+        out = []
+        for surface, key in self.sources(text, lexicon):
+            terms = {}
+            for word in self.sets[key]:
+                for term in _terms(word, lexicon):
+                    if term != key:
+                        terms.setdefault(term, word)
+            if terms:
+                out.append((surface, terms))
+        return out
+
+    def words_for(self, key):
+        """The words a data word stands for (for routing to entities by name)."""
+        return list(self.sets.get(_key(key), ()))
+
+
+def _terms(word, lexicon):
+    """Index terms of a data word: its whole words; the characters of a split word say too little (二哥 -> 二)."""
+    tokens = content_tokens(word, lexicon)
+    terms = [term for _tok, term, w in tokens if w >= 1.0]
+    if len(terms) == 1:
+        return terms
+    if any(term == word for _tok, term, _w in tokens):
+        return [word]  # a word the dictionary lacks (胃疼): the archive indexes it as an unknown stretch's bigram
+    return [t for t in terms if len(t) > 1]
+
+
+def load():
+    """The shipped thesaurus (read once per process)."""
+    got = _cache.get("shipped")
+    if got is None:
+        got = _cache["shipped"] = Thesaurus(_lines("kinship.txt"), _lines("everyday.txt"))
+    return got
