@@ -216,3 +216,12 @@ class ThesaurusDataTest(RecallTest):
         self.assertIn("哥哥", data.words_for("家人"))
         self.assertIn("brother", data.words_for("哥"))
         self.assertNotIn("妈妈", data.words_for("哥"))
+
+
+class WhenQuestionTest(ConversationTest):
+    def test_when_did_i_prefers_the_turn_that_names_a_time(self):
+        talk, = self.turns("s1", "The dentist is so expensive, the dentist here charges a fortune for a dentist visit")
+        went, = self.turns("s2", "Went to the dentist yesterday, two fillings")
+        self.assertEqual(self.top_ids(self.probe("dentist"))[0], talk)
+        out = self.probe("When did I go to the dentist?")
+        self.assertEqual(self.top_ids(out)[0], went)

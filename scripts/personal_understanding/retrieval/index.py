@@ -13,6 +13,7 @@ it is re-indexed with it.
 """
 
 import json
+import re
 import sqlite3
 
 from .. import archive_index, schema
@@ -22,11 +23,19 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "7"
+RECALL_VERSION = "8"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
+
+# Words that put a turn at a time (a cheap test; the query side resolves real expressions).
+TIME_WORDS = re.compile(
+    r"(?<![a-z])(?:yesterday|today|tonight|tomorrow|ago|last|next|week|weekend|month|year|morning|afternoon|evening"
+    r"|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july"
+    r"|august|september|october|november|december|recently|lately|soon|(?:19|20)\d\d)(?![a-z])"
+    r"|昨天|今天|明天|前天|后天|上周|下周|这周|本周|周末|星期|礼拜|去年|今年|明年|前年|上个月|下个月|这个月|刚才|刚刚|最近"
+    r"|早上|上午|中午|下午|晚上|那天|\d+[年月日号点]|[一二三四五六七八九十两几]+(?:年|个月|天|周)前", re.I)
 
 CHANNEL_OF_KIND = {
     "event": "timeline", "state": "timeline", "decision": "timeline",
@@ -44,7 +53,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, title TEXT, ngrams TEXT);
+    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, title TEXT, ngrams TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
@@ -247,7 +256,7 @@ class RecallIndex:
         episode = cited[0] if cited else rec["id"]  # records from one capture share its episode
         fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
-                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0)
+                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None))
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
@@ -257,8 +266,9 @@ class RecallIndex:
         previous = self.ai.previous_in_session(row["capture_id"])
         text = doc.get("text") or ""
         asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
+        dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
         meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row["capture_id"], "verbatim", text[:80], "c:" + previous if previous else None, asks)
+                row["capture_id"], "verbatim", text[:80], "c:" + previous if previous else None, asks, dated)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
@@ -287,7 +297,7 @@ class RecallIndex:
                 length += sum(part.values())
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, fidelity, title, prev, asks, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " episode, fidelity, title, prev, asks, dated, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False)))
         doc = cur.lastrowid
         self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?)", [(t, doc, tf) for t, tf in terms.items()])
@@ -455,7 +465,7 @@ class RecallIndex:
 
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
-              "domain", "phase", "episode", "fidelity", "prev", "asks", "title")
+              "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "title")
 _DOC_COLUMNS = ", ".join(DOC_FIELDS)
 
 

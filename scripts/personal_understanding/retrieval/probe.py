@@ -87,6 +87,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         return _by_ids(q, ids, mode, budget)
 
     time_only = when.is_time_only(q)
+    q.asks_when = when.asks_when(q.raw)
     why_question = causal.is_causal(q.raw)
     if why_question:
         q.reached = {}

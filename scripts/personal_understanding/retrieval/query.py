@@ -4,6 +4,7 @@ from .. import timeutil
 
 STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
 TIME_BOOST = 1.5
+WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 
 
 def overlaps(row, lo, hi):
@@ -47,6 +48,7 @@ class Query:
         self.domain = domain
         self.row_cache = {}  # doc -> index row, shared by every pass of this probe
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
+        self.asks_when = False  # set by the probe for "when did I ..." questions
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw
@@ -86,6 +88,8 @@ class Query:
             f *= 1.0 + 0.05 * row["salience"]
         if any(overlaps(row, t["from"], t["to"]) for t in self.times):
             f *= TIME_BOOST
+        if self.asks_when and row["dated"]:
+            f *= WHEN_BOOST
         return f
 
 

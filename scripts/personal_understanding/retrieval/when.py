@@ -7,11 +7,16 @@ I buy 10 days ago") puts the window's matches first. Words the archive has
 never seen and words that only frame the question never erase the time words.
 """
 
+import re
+
 from .index import weighted_terms
 from .lexical import frame_terms
 from .query import overlaps
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
+ASKS_WHEN = re.compile(
+    r"^\W*when\b|(?<![a-z])(?:what|which) (?:day|date|time|year|month|week)\b|(?<![a-z])how long ago\b"
+    r"|什么时候|啥时候|哪天|哪一天|哪年|哪一年|几号|几月|多久以前|何时", re.I)
 FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
 
 
@@ -76,3 +81,8 @@ def window_first(q, order, row_by_key, matched):
         return order
     chosen = set(first)
     return first + [k for k in order if k not in chosen]
+
+
+def asks_when(text):
+    """Does the question ask for a moment ("When did I ...", "什么时候")? Then rows naming a time rise."""
+    return bool(ASKS_WHEN.search(text or ""))
