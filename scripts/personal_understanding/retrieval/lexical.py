@@ -123,15 +123,15 @@ def _bridges(recall, text, terms, routes):
             if term in terms or not dfs.get(term):
                 continue
             if term not in bridges or bridges[term][2] < weight:
-                bridges[term] = (surface, word, weight)
+                bridges[term] = (surface, word, weight, present)
         names = set(targets.values())
         names |= {f"my {n}" for n in names if not knowledge._is_cjk(n)} | {f"我{n}" for n in names if knowledge._is_cjk(n)}
         for entity, alias in recall.entities_named(sorted(names)):
             entity = recall.ai.resolve(entity)
             if entity not in routes:
                 routes[entity] = [alias]
-                bridges[("entity", entity)] = (surface, alias, weight)
-    for term, (_surface, _word, weight) in bridges.items():
+                bridges[("entity", entity)] = (surface, alias, weight, present)
+    for term, (_surface, _word, weight, _present) in bridges.items():
         if isinstance(term, str):
             terms[term] = weight
     return bridges
@@ -174,7 +174,7 @@ def rank_query(q, text):
     return channels, rows, held, tokens, routes
 
 
-def _postings(recall, strength, dfs, total):
+def _postings(recall, strength, dfs, total, score_only=()):
     """Postings of the query's terms, with the candidate set bounded whatever the archive size.
 
     Terms are taken rarest first; once CANDIDATES documents are found, the
@@ -184,13 +184,13 @@ def _postings(recall, strength, dfs, total):
     """
     common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
     postings, found, deferred = {}, set(), []
-    if common and common == set(strength):
+    if common and common | set(score_only) >= set(strength):
         rarest = min(common, key=lambda t: (dfs[t], t))
         postings[rarest] = recall.densest(rarest, COMMON_CANDIDATES)
         found = {doc for doc, _tf in postings[rarest]}
         common.discard(rarest)
     for term in sorted(set(strength) - set(postings), key=lambda t: (dfs[t], t)):
-        if term in common or len(found) >= CANDIDATES:
+        if term in common or term in score_only or len(found) >= CANDIDATES:
             deferred.append(term)
             continue
         postings[term] = recall.postings([term])[term]
@@ -205,7 +205,9 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
     strength = rank.term_strength(terms, dfs, total)
-    postings = _postings(recall, strength, dfs, total)
+    # A stand-in for a word the archive holds only re-scores what the user's words found.
+    score_only = {t for t, b in (bridges or {}).items() if isinstance(t, str) and b[3]}
+    postings = _postings(recall, strength, dfs, total, score_only)
     doc_ids = {doc for plist in postings.values() for doc, _tf in plist}
     routed = _routed_docs(recall, routes)
     wanted = doc_ids | set(routed)
