@@ -394,16 +394,17 @@ class RecallIndex:
         return self.db.execute("SELECT p.doc, p.tf FROM rpost p JOIN rdocs d ON d.doc = p.doc WHERE p.term=? "
                                "ORDER BY p.tf / MAX(d.length, 1) DESC, p.doc LIMIT ?", (term, limit)).fetchall()
 
-    def docs(self, doc_ids):
-        out = {}
-        ids = list(doc_ids)
-        for i in range(0, len(ids), 900):
-            chunk = ids[i:i + 900]
+    def _rows_in(self, column, values):
+        """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""
+        values = list(values)
+        for i in range(0, len(values), 900):
+            chunk = values[i:i + 900]
             marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(
-                    f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE doc IN ({marks})", chunk):
-                out[row[0]] = dict(zip(DOC_FIELDS, row))
-        return out
+            for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({marks})", chunk):
+                yield dict(zip(DOC_FIELDS, row))
+
+    def docs(self, doc_ids):
+        return {row["doc"]: row for row in self._rows_in("doc", doc_ids)}
 
     def doc_for_key(self, key):
         row = self.db.execute(
@@ -417,25 +418,11 @@ class RecallIndex:
 
     def docs_by_key(self, keys):
         """{key: row} for the given document keys."""
-        out = {}
-        keys = list(keys)
-        for i in range(0, len(keys), 900):
-            chunk = keys[i:i + 900]
-            marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE key IN ({marks})", chunk):
-                out[row[1]] = dict(zip(DOC_FIELDS, row))
-        return out
+        return {row["key"]: row for row in self._rows_in("key", keys)}
 
     def replies(self, keys):
-        """Captures said right after the given ones in their session: [(row, key of the turn before)]."""
-        out = []
-        keys = list(keys)
-        for i in range(0, len(keys), 900):
-            chunk = keys[i:i + 900]
-            marks = ",".join("?" * len(chunk))
-            out += [dict(zip(DOC_FIELDS, row)) for row in self.db.execute(
-                f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE prev IN ({marks})", chunk)]
-        return out
+        """Captures said right after the given ones in their session (their `prev` is one of `keys`)."""
+        return list(self._rows_in("prev", keys))
 
     def entities_named(self, names):
         """[(entity, alias)] for entities whose name or alias is exactly one of `names`."""
