@@ -25,6 +25,7 @@ from .tokenizer import content_tokens, tokenize
 
 RECALL_VERSION = "8"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
+TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
@@ -268,7 +269,7 @@ class RecallIndex:
         asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
         meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row["capture_id"], "verbatim", text[:80], "c:" + previous if previous else None, asks, dated)
+                row["capture_id"], "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))

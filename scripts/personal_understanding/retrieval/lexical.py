@@ -20,7 +20,7 @@ FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count
 FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
 FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
 COMMON_MIN_DOCS = 2000  # from this size on ...
-COMMON_SHARE = 0.1  # ... a word in this share of the documents only scores, never finds
+COMMON_SHARE = 0.07  # ... a word in this share of the documents only scores, never finds
 COMMON_CANDIDATES = 1000  # a query of only such words looks at this many documents
 CANDIDATES = 3000  # rarer words find up to about this many documents; commoner ones then only score them
 CONTEXT_SOURCES = 50  # the best-matching turns lift their neighbours in the session ...
@@ -224,6 +224,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
     top_strength = max((s for t, s in strength.items() if t not in groups), default=2.0)
     query_weights = {t: (w if t not in feedback and t not in groups else 1.0) for t, w in terms.items()}
     channels, held = {}, []
+    not_own = frozenset(feedback) | frozenset(groups)
     by_channel = {}
     for doc, row in rows.items():
         by_channel.setdefault(row["channel"], {})[doc] = row
@@ -251,11 +252,11 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
         ranked = []
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
-            direct = ((bool(set(detail["matched"]) - set(feedback) - set(groups)) or "phrase" in detail)
+            matched = detail["matched"]
+            direct = ((any(t not in not_own for t in matched) or "phrase" in detail)
                       and not detail["below_threshold"])
-            lent = [t for t in detail["matched"] if t in groups]
-            if lent:  # found through built-in knowledge: say which word stood for which
-                detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1]} for t in lent}
+            if groups and any(t in groups for t in matched):  # through built-in knowledge: say which word stood for which
+                detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1]} for t in matched if t in groups}
             detail["direct"] = direct
             ok, why = q.admits(row, direct)
             if not ok:

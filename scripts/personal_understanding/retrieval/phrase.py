@@ -13,7 +13,7 @@ import re
 
 from ..capture import read_capture
 from ..errors import PuError
-from .index import record_text, weighted_terms
+from .index import TITLE_CHARS, record_text, weighted_terms
 from .lexicon import normalize
 
 MAX_CHARS = 30  # a whole query longer than this is a message, not a phrase
@@ -71,6 +71,8 @@ def overlap_docs(recall, phrase, limit=READS):
 
 def _text_of(ai, row):
     key = row["key"]
+    if key.startswith("c:") and row.get("title") is not None and len(row["title"]) < TITLE_CHARS:
+        return row["title"]  # the index keeps a capture's first characters: a short one is all there
     if key.startswith("c:"):
         cap = ai.capture(key[2:])
         if not cap:

@@ -222,7 +222,8 @@ def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
     why = {}
     if detail:
         channel, score, d, origin = detail
-        why = {"channel": channel, "score": round(score, 3), "matched": d["matched"], "hits_rarest_term": d["anchor"]}
+        why = {"channel": channel, "score": round(score, 3), "matched": {t: round(s, 3) for t, s in d["matched"].items()},
+               "hits_rarest_term": d["anchor"]}
         if d.get("routed"):
             why["alias_route"] = d["routed"]
         if d.get("context"):

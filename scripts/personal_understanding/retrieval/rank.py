@@ -76,7 +76,7 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
             if lengths is None:
                 continue
             norm = tf * (K1 + 1) / (tf + k1b + K1 * B * lengths[0] / lengths[1])
-            matched.setdefault(doc, {})[term] = round(weight * norm, 3)
+            matched.setdefault(doc, {})[term] = weight * norm
             if group is None:
                 scores[doc] = scores.get(doc, 0.0) + weight * norm
             else:
