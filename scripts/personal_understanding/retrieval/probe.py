@@ -9,13 +9,12 @@ the best of each by reciprocal rank. Output is bounded; every call leaves a trac
 from .. import archive, timeutil
 from ..errors import PuError
 from ..records import get_record
-from . import rank, trace
+from . import causal, rank, trace, when
 from .index import CHANNELS, open_recall
 from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
-from .query import Query, overlaps
+from .query import Query
 from .rows import build_row, capture_row, hypothesis_stub
-from . import causal, when
 
 DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2000  # tokens of material
@@ -94,7 +93,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     texts = [(q.lexical, None)] if q.lexical.strip() else []
     texts += [(t, {"expand": t}) for t in expand or () if t and t.strip()]
     rankings, all_rows, held, tokens, routes, channel_lists, detail_of = [], {}, [], [], {}, {}, {}
-    for n, (text, origin) in enumerate(texts):
+    for text, origin in texts:
         channels, rows, held_q, toks, routes_q = rank_query(q, text)
         if origin is None:
             tokens = toks
