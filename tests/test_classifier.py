@@ -165,6 +165,44 @@ class RecallTurns(Helpers):
                            "Any news on my visa application?", "When does my gym membership run out?",
                            "上周睡得怎么样", "How's the diet been this month?"])
 
+    def test_the_speakers_words_to_the_memory(self):
+        # I + said/mentioned/told you, in a question or a retrieval request; 跟你说的 / 之前提的 / 你都知道我
+        self.assertRecall(["List the books I said I wanted to read.", "go over what I said about things with Tom",
+                           "Tell me what you know about my job.", "上次跟你吐槽的那个同事叫什么", "之前说的搬家计划是几月份",
+                           "你都知道我哪些事", "我跟你提过我哥离婚的事吗"])
+        for text in ["help me write a text to my ex apologizing for what I said last night", "他说的是什么意思",
+                     "Why did I say yes to this?"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["recall"], text)
+
+    def test_retrieval_of_the_speakers_own_time(self):
+        # a retrieval verb on the speaker's record: everything about my…, 这周发生了什么, 今年花的; time anchors are a shape
+        self.assertRecall(["Show me everything about my knee injury.", "帮我回顾一下这周发生了什么",
+                           "查一下上次跟房东约的看房时间", "回顾一下我这个季度的工作进展", "这半年我换了几次工作",
+                           "Have I been sleeping better since I started the melatonin?"])
+        for text in ["show me how to stretch my hamstrings", "总结一下今年的经济形势", "查一下明天北京飞上海的航班",
+                     "我这个年纪转行还来得及吗", "What happened in the last few years of the Roman empire?"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["recall"], text)
+
+    def test_questions_on_the_speakers_past_without_a_memory_word(self):
+        self.assertRecall(["我答应过别人什么事还没做", "戒烟戒了多少天了", "最近我心情是不是一直不太好",
+                           "who's Leo's soccer coach again?", "What did I say about 我婆婆 last time?",
+                           "remind me 我女儿的 piano lesson 是周几"])
+        for text in ["二战打了多少年", "what's the capital of Peru again?", "我吃了药为什么还头疼"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["recall"], text)
+
+    def test_what_is_news_beside_a_recall_question(self):
+        # a statement before the question inside one sentence, or a short narrated event, is news;
+        # a pointer at the memory ("开始那天我跟你说过") is not
+        for text in ["My sister's visiting again next week — what did I say bothered me last time she stayed?",
+                     "又去看牙了，上次跟你说的那颗补过的牙是哪边来着？", "Remember the job I applied for? I got an interview!"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)
+        self.assertRecall(["戒烟戒了多少天了？开始那天我跟你说过", "从我说过的来看，最近我跟老婆关系怎么样"])
+
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
                      "Did I tell you I got the job?", "When did I last visit my parents? Going again this weekend."]:

@@ -25,7 +25,7 @@ from . import classifier_cues as cues
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.0.0"
+CLASSIFIER_VERSION = "2.1.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
@@ -42,6 +42,7 @@ _ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{3,6}(?![A-Za-z])")
 _NEWS = {"life-event", "omitted-subject-event", "decision", "first-person-state", "body-state", "family-event",
          "plan"}
 _TOLD_SUBJECT = re.compile(r"^(?:that\s+)?(?:i|i'm|i've|we|we're|we've)\b|^(?:我|我们)")
+_TOLD_TOPIC = re.compile(r"的(?:事|事情|情况|问题|那件事)")
 
 # Shapes only code has: call syntax, identifiers, paths, error classes.
 _CODE_SHAPES = [re.compile(p) for p in (
@@ -207,8 +208,8 @@ def _told_news(told, lex):
     """What follows "did I tell you" is news when it is a clause of the speaker's own:
     "I started therapy", "我要搬家"; not a topic like "my uncle" or "我的过敏"."""
     t = told.strip().lower()
-    if not _TOLD_SUBJECT.match(t) or t.startswith("我的"):
-        return []
+    if not _TOLD_SUBJECT.match(t) or t.startswith("我的") or _TOLD_TOPIC.search(t):
+        return []  # 我哥离婚的事: a topic named, not news told
     return [h for h in cues.collect(t, cues.EnView(t, lex), lex) if h[0] in _NEWS]
 
 
@@ -229,8 +230,13 @@ def _news(rest, lex):
     verdict = _judge(_Message(rest, lex), lex)
     if verdict.signal != "personal":
         return None
-    if verdict.default and len(CJK.findall(rest)) < NEW_MATERIAL[0] and len(_WORD.findall(rest)) < NEW_MATERIAL[1]:
-        return None  # "对了，…": too little to be news
+    if verdict.default:
+        if forms.points_at_memory(rest, lex):
+            return None  # "开始那天我跟你说过", "从我说过的来看": about the memory, not news
+        cjk, words = len(CJK.findall(rest)), len(_WORD.findall(rest))
+        narrated = any(h[0] == "narrative" for h in verdict.reasons)
+        if cjk < NEW_MATERIAL[0] and words < NEW_MATERIAL[1] and not (narrated and (cjk >= 4 or words >= 3)):
+            return None  # "对了，…": too little to be news; "又去看牙了" is a thing that happened
     return verdict
 
 

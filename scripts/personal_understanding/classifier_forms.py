@@ -22,11 +22,10 @@ _LEAD, _TAIL = re.compile("^" + _EDGE), re.compile(_EDGE + "$")
 _ZH_FINAL = re.compile(r"[吗么呢][啊呀哈嘛啦]?$")
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
-# 我的车险什么时候到期: when something of the speaker's happens
-_ZH_OWN_WHEN = re.compile(r"(?:我|我家|我们家|家里)[^，,。？?]{0,10}?(?:什么时候|哪天|几号|哪年|几月)")
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
 _ZH_CLEFT = re.compile(r"是.{0,6}?(?:什么时候|哪天|哪年|哪个月|几月|几号|哪里|在哪|哪儿|谁|怎么).{0,8}?的")
 _LETTER = re.compile(r"[a-z\u3400-\u9fff]")
+_LATIN_WORD = re.compile(r"[a-z]{2,}")
 _EN_SELF = re.compile(r"(?<![a-z'])(?:i|i'm|im|i've|ive|i'd|i'll|me|myself|we|we're|we've|us)(?![a-z'])")
 _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
@@ -37,7 +36,13 @@ _EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+lo
 # "how's work been lately?": the speaker's own days, no pronoun needed
 _EN_TOPIC_Q = re.compile(r"^(?:how's|hows|how\s+is|how\s+has|how\s+have|how\s+was|how\s+are|what's|any)\s+")
 _EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|we|my|our)(?![a-z'])")
-_EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us)(?![a-z'])")
+_EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z'])")
+# Where a question starts inside a sentence: "My sister's visiting again — what did I say…"
+_EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
+_EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
+_EN_RECALL_Q = re.compile(r"(?:you\s+)?(?:remember|recall)\s+(?!to\b|that\b|this\b)")  # "Remember the job I applied for?"
+_EN_AGAIN = re.compile(r"(?<![a-z])again$")
+_EN_NAME_OWNER = re.compile(r"(?<=\s)[A-Z][a-z]+'s(?![a-z])")  # "who's Leo's coach again?"
 _SYMBOL = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 # Auxiliaries that also open statements; they ask only with a pronoun after them ("did I", "was it").
 _EN_STATEMENT_AUX = re.compile(r"^(?:was|were|did|had|have|has|[a-z]+n't)(?![a-z'])")
@@ -83,7 +88,34 @@ def _forms(lex):
             "zh_memory": anywhere(zh["memory_verbs"]), "en_memory": anywhere(en["memory_phrases"]),
             "zh_told": anywhere(zh["told_verbs"]), "en_told": anywhere(en["told_phrases"]),
             "zh_retrieve": anywhere(zh["retrieval_verbs"]), "en_retrieve": anywhere(en["retrieval_phrases"]),
-            "zh_anchor": anywhere(zh["record_anchors"]), "en_anchor": anywhere(en["record_anchors"]),
+            # 上周, 这个季度, 近三个月; last spring, the past two weeks, back in march: time of the speaker's record
+            "zh_anchor": re.compile(alt(zh["record_anchors"]) + "|" + alt(zh["time_heads"])
+                                    + r"[一二两三四五六七八九十几半\d]{0,3}个?" + alt(zh["time_units"])
+                                    + "(?!" + alt(zh["time_unit_compounds"]) + ")"),  # not 这个年纪, 上周报
+            "en_anchor": re.compile(alt(en["record_anchors"]) + r"|(?<![a-z])" + alt(en["time_determiners"])
+                                    + r"\s+(?:(?:few|couple(?:\s+of)?|several|two|three|four|five|six|\d+)\s+)?"
+                                    + alt(en["time_units"]) + r"|(?<![a-z])(?:in|back\s+in|since|last|this)\s+"
+                                    + alt(en["months"])),
+            # 我上次跟你说的, 之前提的, 跟你吐槽了: what the speaker told the memory
+            "zh_told_you": re.compile(r"(?:跟你|和你|给你|对你|向你)" + alt(zh["speech_verbs"]) + r"(?:了|过|到)?"),
+            "zh_said_rel": re.compile(r"(?<![他她它你])" + alt(zh["speech_verbs"]) + r"(?:过|到|起)?的"),
+            "zh_you_know": re.compile(r"你[都还也可]{0,2}(?:知道|记得)[^，,。？?]{0,4}?我"),
+            "zh_own_when": re.compile(r"(?:我|我家|我们家|家里)[^，,。？?]{0,10}?" + alt(zh["when_words"])),
+            # 我答应过别人什么事, 我今年去过哪些地方: a question on what the speaker did
+            "zh_past_self": re.compile(r"我[^，,。？?]{0,8}?[过了][^，,。？?]{0,8}?" + alt(zh["question_words"])),
+            "zh_so_far": re.compile(alt(zh["duration_asks"]) + r"了[吗呢啊]?$"),  # 戒烟戒了多少天了
+            "zh_strong_retrieve": anywhere(zh["strong_retrieval"]),
+            "zh_pointer": anywhere(zh["text_pointers"]),
+            # 今年花的, 上次跟房东约的: an anchor, then what (the speaker) did then
+            "zh_anchored_deed": re.compile(r"(?:" + alt(zh["record_anchors"]) + r")[^，,。？?的]{1,4}?的"),
+            # "I said", "have I mentioned", "we've talked about": the speaker's words to the memory
+            "en_self_said": re.compile(r"(?<![a-z'])(?:(?:i|we)(?:'ve|'d|\s+have|\s+had)?|(?:did|have|had|do)\s+(?:i|we))\s+"
+                                       r"(?:(?:ever|already|just|once|previously|never|last)\s+)?" + alt(en["speech_verbs"])),
+            "en_you_know": re.compile(r"(?<![a-z'])(?:you|u)\s+(?:still\s+|even\s+|already\s+)?(?:know|remember|recall|have)\s+"
+                                      r"(?:about\s+|on\s+)?(?:me|my|our|us)(?![a-z'])"),
+            "en_imperative": start(en["retrieval_imperatives"]),
+            "en_quantifier": anywhere(en["record_quantifiers"]),
+            "en_kin": anywhere(en["relations"] + en["relations_standalone"]),
             "zh_topic": anywhere(zh["self_topics"]), "en_topic": anywhere(en["self_topics"]),
             "zh_others": anywhere(zh["other_people"]), "en_others": anywhere(en["other_people"]),
             "zh_rhetorical": anywhere(zh["rhetorical"]),
@@ -255,7 +287,10 @@ def recall(sents, lex, technical):
     "did I tell you" / "我跟你说过", which may itself be something new."""
     found = []
     for s in sents:
-        found += _zh_recall(s, lex, technical) if s.zh else _en_recall(s, lex, technical)
+        hits = _zh_recall(s, lex, technical) if s.zh else []
+        if not hits and _LATIN_WORD.search(s.low):  # mixed: "What did I say about 我婆婆 last time?"
+            hits = _en_recall(s, lex, technical)
+        found += hits
     return found
 
 
@@ -276,21 +311,27 @@ def _zh_recall(s, lex, technical):
         # 最近心情怎么样, 这周睡得怎么样: Chinese drops the 我 when the speaker's own days are asked about
         dropped = (not f["zh_others"].search(c) and f["zh_topic"].search(c) and f["zh_anchor"].search(low))
         mine = "我" in own or bool(f["zh_people"].search(c)) or bool(dropped)
-        memory = f["zh_memory"].search(c)
+        memory = _zh_memory(c, f)
         if memory and f["zh_rhetorical"].search(c):
             memory = None  # 你知道我有多累吗 tells, it does not ask
+        retrieve = f["zh_retrieve"].search(c)
+        anchor = f["zh_anchor"].search(c)
         hit = None
-        if memory and (asked or "来着" in c or _task(c, lex)):  # 列出我最近提到的人
+        if memory and (s.question or "来着" in c or _task(c, lex)):  # 列出我最近提到的人; 从我说过的来看，…吗
             hit = memory
-        elif f["zh_retrieve"].search(c) and "我" in own and (f["zh_anchor"].search(c) or memory):
-            hit = f["zh_retrieve"].search(c)
-        elif asked and mine and not technical and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c)):
+        elif retrieve and "我" in own and (anchor or memory):
+            hit = retrieve
+        elif (retrieve and anchor and not technical and not f["zh_pointer"].search(c) and not f["zh_small"].search(c)
+              and (f["zh_strong_retrieve"].search(c) or f["zh_anchored_deed"].search(c))):
+            hit = retrieve  # 帮我回顾一下这周发生了什么, 给我整理一下今年花的大钱: the speaker's own time
+        elif asked and not technical and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c)):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
             past = (f["zh_anchor"].search(low) or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
-                    or _ZH_PAST_WH.search(rest) or _ZH_OWN_WHEN.search(c))
-            if wh and (past or f["zh_slot"].search(c) or who_me):
+                    or _ZH_PAST_WH.search(rest) or f["zh_own_when"].search(c) or f["zh_past_self"].search(c))
+            so_far = not f["zh_others"].search(c) and f["zh_so_far"].search(rest)  # dropped 我: 戒烟戒了多少天了
+            if wh and ((mine and (past or f["zh_slot"].search(c) or who_me)) or so_far):
                 hit = wh
         if hit:
             told = f["zh_told"].search(c)
@@ -299,22 +340,58 @@ def _zh_recall(s, lex, technical):
     return out
 
 
+def _zh_memory(c, f):
+    """A memory verb in a clause: 还记得, 跟你说过, 之前提的, 你都知道我…"""
+    m = f["zh_memory"].search(c) or f["zh_told_you"].search(c) or f["zh_you_know"].search(c)
+    if m:
+        return m
+    for x in f["zh_said_rel"].finditer(c):  # 之前说的, 我上次说的; not 老师说的 or 他说的
+        before = c[:x.start()]
+        if ("我" in before or f["zh_anchor"].search(before)) and not f["zh_others"].search(before):
+            return x
+    return None
+
+
+def _en_question_start(low, f):
+    """Where the question (or request) of a sentence starts, past a statement before it."""
+    for k in [0] + [m.end() for m in _EN_CLAUSE_START.finditer(low)]:
+        t = _strip(low[k:], f["en_fillers"])
+        if f["en_question"].match(t) or f["en_imperative"].match(t) or f["en_memory"].match(t):
+            return k
+    return 0
+
+
 def _en_recall(s, lex, technical):
-    f, low = _forms(lex), s.low
+    f = _forms(lex)
+    k = _en_question_start(s.low, f)
+    low = s.low[k:]
     body = _strip(low, f["en_fillers"])
-    memory = f["en_memory"].search(low)
-    anchored = f["en_anchor"].search(low)
+    advice = f["en_advice"].search(low)
+    memory = f["en_memory"].search(low) or f["en_you_know"].search(low) or (s.question and _EN_RECALL_Q.match(body))
+    # "I said", "have I mentioned" ask the memory in a question or a retrieval request, not in "write a text about what I said"
+    said = not advice and not _EN_POLITE_ASK.match(body) and f["en_self_said"].search(low)
+    anchored = f["en_anchor"].search(s.low)
+    imperative = f["en_imperative"].match(body)
     hit = None
     if memory and memory.group(0).startswith("remind me") and not _EN_SELF_ANY.search(low[memory.end():]):
         memory = None  # "remind me how to tie a tie" asks for knowledge, not for the speaker's past
-    if memory and (s.question or _task(low, lex) or low.startswith(("remind me", "tell me", "catch me"))):
+    if memory and (s.question or imperative or _task(low, lex) or low.startswith(("remind me", "tell me", "catch me"))):
         hit = memory
+    elif said and (s.question or imperative):
+        hit = said
     elif f["en_retrieve"].search(low) and _EN_SELF_ANY.search(low) and anchored:
         hit = f["en_retrieve"].search(low)  # "give me a summary of my month"
-    elif s.question and not technical and not f["en_advice"].search(low):
+    elif (imperative and not technical and not advice and _EN_SELF_ANY.search(body[imperative.end():])
+          and (f["en_quantifier"].search(body[imperative.end():]) or f["zh_question"].search(body))):
+        hit = imperative  # "show me everything about my knee injury": the speaker's record, asked for
+    elif s.question and not technical and not advice and not _EN_POLITE_ASK.match(body):
         wh = f["en_question"].match(body)
         aux = _EN_AUX_SELF.match(body)
-        if wh and not aux:
+        again = _EN_AGAIN.search(body) and (_EN_SELF_ANY.search(body) or f["en_kin"].search(body)
+                                             or _EN_NAME_OWNER.search(s.raw))  # "who's Leo's coach again?"
+        if wh and again:
+            hit = wh
+        elif wh and not aux:
             who_me = body.startswith(("who ", "who's")) and re.search(r"(?<![a-z])(?:me|my)(?![a-z])", body)
             topical = (_EN_TOPIC_Q.match(body) and f["en_topic"].search(body[:40]) and not f["en_others"].search(body)
                        and (anchored or re.search(r"(?<![a-z])been(?![a-z])", body)))
@@ -327,9 +404,16 @@ def _en_recall(s, lex, technical):
     if not hit:
         return []
     told = f["en_told"].search(low)
-    return [(short(s.raw), s.start, s.end, low[told.end():] if told else "")]
+    start = s.offset + k
+    return [(short(s.text[start:s.end]), start, s.end, low[told.end():] if told else "")]
 
 
 def template(text, lex):
     """A request for a template or sample: the document is nobody's in particular."""
     return bool(_forms(lex)["template"].search(text.lower()))
+
+
+def points_at_memory(text, lex):
+    """'开始那天我跟你说过', 'from what I've told you': words about the memory, not news for it."""
+    f, low = _forms(lex), text.lower()
+    return bool(_zh_memory(low, f) or f["en_memory"].search(low) or f["en_self_said"].search(low))
