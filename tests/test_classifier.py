@@ -143,7 +143,31 @@ class SkipNeedsEvidence(Helpers):
                            "我能用苏打粉代替泡打粉吗", "请问地铁几点停运"], "non-personal")
 
     def test_indirect_questions_are_statements(self):
-        self.assertSignal(["犹豫要不要换城市", "不知道怎么办，好烦", "can't sleep, brain won't stop"], "personal")
+        self.assertSignal(["犹豫要不要换城市", "不知道怎么办，好烦", "can't sleep, brain won't stop",
+                           "心情很低落，也说不上为什么"], "personal")
+
+    def test_a_question_led_by_what_happened(self):
+        # the clause before the question tells news: no subject or first person, a past verb or aspect
+        self.assertSignal(["moved to Berlin last month, which bank should I use?", "刚买了房，贷款怎么还比较划算",
+                           "Running my first marathon in May, any tips?"], "personal")
+        self.assertSignal(["she got engaged to the actor last year, right?"], "non-personal")
+
+    def test_the_speakers_people_in_a_clause_that_tells(self):
+        self.assertSignal(["老公打呼噜很严重，有什么办法", "婆婆非要带孩子睡，怎么拒绝", "孩子不爱吃饭怎么办"], "personal")
+        self.assertSignal(["孩子几岁可以开始学游泳", "老人失眠吃什么好"], "non-personal")
+
+    def test_a_how_to_about_making_something_is_anyones(self):
+        # first person in "how do I" + a task verb is generic; other verbs keep the asker's plight
+        self.assertSignal(["How do I write a good wedding toast?", "给我一个红烧肉的做法"], "non-personal")
+        self.assertSignal(["How do I get over a breakup?", "How do I ask for a raise?"], "personal")
+
+    def test_a_subordinate_clause_is_not_a_question(self):
+        r = classify("When I was a kid my dad used to take me fishing.")
+        self.assertEqual((r["signal"], r["recall"]), ("personal", False), r)
+
+    def test_chat_spellings(self):
+        self.assertSignal(["wat is the capital of france"], "non-personal")
+        self.assertEqual(classify("wen did i tell u about my new job")["signal"], "recall")
 
 
 class RecallTurns(Helpers):
@@ -269,6 +293,11 @@ class FeelingWithoutSubject(Helpers):
         self.assertSignal(["心情特别差", "郁闷死了", "真的好累", "feeling pretty low tonight",
                            "completely drained", "kinda heartbroken tbh"], "personal", "feeling-no-subject")
 
+    def test_feel_with_any_state(self):
+        # feel + a state the lists do not hold, when the speaker is the one feeling
+        self.assertSignal(["been feeling invisible at work", "feel so behind everyone else"], "personal", "first-person-state")
+        self.assertNotIn("first-person-state", codes(classify("this fabric feels soft")))
+
     def test_comforting_someone_else_is_not_a_feeling(self):
         r = classify("不用担心，会议推迟了")
         self.assertFalse(codes(r) & {"feeling-no-subject", "first-person-state"}, r)
@@ -307,6 +336,14 @@ class OmittedSubjectEvent(Helpers):
         self.assertSignal(["驾照考过了", "离了婚", "论文终于交上去了", "房租又涨了", "got the promotion!",
                            "finally moved into the new place", "passed the bar exam!!",
                            "green card got approved"], "personal", "omitted-subject-event")
+
+    def test_aspect_before_the_verb(self):
+        # 还没/刚/已经 before a life verb mark the speaker's event as 了 after it does
+        self.assertSignal(["三十五了还没结婚，是不是不正常", "刚交了房租"], "personal", "omitted-subject-event")
+
+    def test_an_event_on_the_speakers_calendar(self):
+        self.assertSignal(["明天就是转正答辩", "interview on friday, so nervous"], "personal", "scheduled-event")
+        self.assertSignal(["春节放假几天"], "non-personal")
 
     def test_questions_about_events_are_not_events(self):
         self.assertSignal(["签证需要哪些材料", "how long does a visa take to process"], "non-personal")
@@ -367,6 +404,25 @@ class TechnicalVeto(Helpers):
                 r = classify(text)
                 self.assertEqual(r["signal"], "personal", r)
                 self.assertTrue(r["technical_evidence"], r)
+
+    def test_life_beside_the_code_structural_cues(self):
+        # a scheduled event, 走人 after 我, a body part that is 不好, a late relative, doing something for one's family
+        for text in ["这个报错搞了一晚上了，明天就是转正答辩，真的要崩溃了 TypeError: Cannot read properties of undefined",
+                     "老板说再上线出bug就让我走人，求看下这段SQL为什么死锁", "给我爸的老电脑装 Linux，他眼睛不好，字体怎么调大？",
+                     "Writing a script to back up the photos of my late mom, rsync keeps skipping files",
+                     "在给女儿做一个背单词的小程序，怎么用 Python 读取 Excel 里的单词表？"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "personal", r)
+                self.assertTrue(r["technical_evidence"], r)
+        self.assertSignal(["my dad's wifi is broken"], "technical")
+
+    def test_technical_compounds_and_shapes(self):
+        # "cron job" is not a job; C++ is not the letter C; 503s and OOMKilled are code
+        self.assertSignal(["How do I set up a cron job to run every 15 minutes?",
+                           "I set up a cron job yesterday and it never runs", "segfault in C++ when I free twice",
+                           "The 503s started after we bumped the pod memory limit, logs show OOMKilled"], "technical")
+        self.assertSignal(["心态崩了，绩效C"], "personal")
 
     def test_figures_of_speech_about_code_are_vetoed(self):
         self.assertSignal(["这段代码看得我头疼", "this regex makes my head hurt"], "technical")

@@ -52,12 +52,14 @@ _CODE_SHAPES = [re.compile(p) for p in (
     r"\b[A-Z]\w{0,40}(?:Error|Exception)\b",
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b",
     r"\b[a-z]+(?:[A-Z][a-z0-9]+){2,}\b",
+    r"\b[A-Z]{2,}[A-Z][a-z]{2,}\b",  # OOMKilled, HTTPServer
     r"\b[a-z][a-z0-9]{0,30}_[a-z0-9_]{1,30}\b",
     r"==|!=|=>|->|::|&&|\|\||\+\+|</?[a-z]{1,10}>|\{\s{0,3}\}",
     r"(?:^|\s)[~.]{0,2}/[\w.-]{1,40}/[\w./-]{1,80}",
     r"\bO\([nN1]",
     r"(?:^|\s)--[a-z][a-z-]{1,30}",
     r"(?i)\b(?:40[0-9]|50[0-4])\b(?=.{0,20}(?:error|返回|报|status|bad|gateway|forbidden|unauthori|on every|request))",
+    r"\b(?:40[0-9]|50[0-4])s\b",  # "the 503s started"
 )]
 
 
@@ -78,7 +80,7 @@ def _technical(text, view, lex):
         if x:
             score += 2
             ev.append(x.group(0).strip())
-    for rx, pts in zip(lex["tech_zh"], (2, 1)):
+    for rx, pts in zip(lex["tech_zh"] + (lex["tech_symbols"],), (2, 1, 2)):
         for x in rx.finditer(view.low):
             score += pts
             ev.append(x.group(0))
@@ -263,6 +265,7 @@ def classify(text):
     if low:
         return _result("personal", [("low-information", short(body))], low=True, lang=lang)
 
+    body = forms.chat_normal(body, lex)
     msg = _Message(body, lex)
     # Any technical word keeps "what did I do wrong in this loop" a technical question.
     asked = [] if msg.wrapper else forms.recall(msg.sents, lex, msg.score > 0)

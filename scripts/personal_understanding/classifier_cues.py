@@ -38,8 +38,9 @@ CLAUSE_BREAK = re.compile(r"[，,。！？!?；;：:\n、]|\.(?=\s|$)")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 ZH_QUESTION = re.compile(r"[?？]|[吗么]\s*$|什么|怎么|如何|为什么|哪|几|多少|是不是|能不能|可不可以")
 _EN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_ZH_EVENT_MARK = re.compile(r"了|啦|没过")
+_ZH_EVENT_MARK = re.compile(r"了|啦|没过|过|完")
 _ZH_FINALLY = re.compile(r"终于[^，,。！？!?；;\n]{1,10}?了")
+_ZH_VERB_DONE = re.compile(r"[\u4e00-\u9fff][了过完]$")
 _ZH_DE_HUANG = re.compile(r"([\u4e00-\u9fff])得慌")
 _ZH_ASPECT = re.compile(r"[\u4e00-\u9fff》」”）)]{1,2}了(?![解不])")
 _REPEAT = re.compile(r"(.)\1+")
@@ -67,6 +68,9 @@ _EN_POSSESSED = (("relations", "relationship-mention", "life"),
                  ("body_parts", "first-person-state", "soft"),
                  ("feelings_strong", "first-person-state", "soft"))
 MOOD_ONLY = {"feeling-no-subject", "weak-combination", "de-huang-shape"}
+_EN_ASKING = {"how", "can", "could", "where", "what", "which", "should", "do", "is"}  # frames of a how-to question
+_EN_FEEL = {"feel", "feeling", "felt", "feels"}
+_EN_FEEL_LEAD = {"been", "still", "just", "and", "but", "so", "always", "really", "kinda", "honestly", "also"}
 
 _CACHE = {}
 
@@ -118,15 +122,21 @@ def _compile(data):
     events = zh["life_events"] + zh["life_events_pronoun_only"]
     zre["plan"] = re.compile(alt(zh["decisions_strong"] + zh["decisions_weak"]) + gap + alt(events))
     zre["result"] = re.compile(alt(zh["event_result_verbs"]))
+    # 还没结婚, 刚交了房租, 已经离职: aspect before the verb marks the speaker's event as well as 了 after it
+    zre["aspect_before"] = re.compile("(?:" + alt(zh["aspect_before"]) + ")$")
     people = zh["relations_intimate"] + zh["relations"] + zh["relations_work"]
     zre["relational"] = re.compile(r"(?<![他她它])" + alt(zh["relational_preps"]) + alt(people))
+    zre["kin"] = re.compile(alt(zh["relations_intimate"] + zh["relations"]))
     zre["predicament"] = re.compile(alt(zh["predicament_marks"]) + r"[^，,。！？!?；;\n]{0,12}?"
                                     + alt(zh["predicament_questions"]))
     zre["body"] = re.compile(alt(zh["body_parts"]) + r"[^，,。！？!?；;\s]{0,%d}?" % ZH_BODY_GAP
                              + alt(zh["body_symptoms"]))
+    symbols = [w for w in tech["en_strong"] if re.search(r"[+#]", w)]  # c++, c#: tokens would drop the symbol
     index = {}  # English phrases: first token -> [(tokens, category)]
     for cat, words in list(_words(en).items()) + [("tech_strong", tech["en_strong"]), ("tech_weak", tech["en_weak"])]:
         for w in words:
+            if cat == "tech_strong" and w in symbols:
+                continue
             toks = en_tokens(w)
             if toks:
                 index.setdefault(toks[0], []).append((tuple(toks), cat))
@@ -134,6 +144,9 @@ def _compile(data):
     return {
         "data": data, "zre": zre, "en_index": index,
         "tech_zh": (re.compile(alt(tech["zh_strong"])), re.compile(alt(tech["zh_weak"]))),
+        "tech_symbols": re.compile(alt(symbols) + r"(?![\w+#])"),
+        "zh_calendar": set(zh["calendar_times"]),
+        "en_kin_modifiers": set(en["kin_modifiers"]), "en_feel_not": set(en["feel_not_state"]),
         "common_acronyms": set(tech["common_acronyms"]),
         "zh_dismissive": tuple(zh["dismissive_negators"]),
         "zh_dehuang_exclude": set(zh["de_huang_exclude"]),
@@ -235,6 +248,10 @@ def zh_cues(t, lex, hits):
             asked[s] = bool(ZH_QUESTION.search(t[sbounds[s][0]:sbounds[s][1]]))
         return asked[s]
 
+    def clause_question(a):  # 老公打呼噜很严重，有什么办法: the first clause tells, only the last asks
+        lo, hi = cbounds[cid[a]]
+        return bool(ZH_QUESTION.search(t[lo:hi]))
+
     def near(cat, p, before=ZH_BEFORE, after=ZH_AFTER):
         return [x for x in idx[cat].between(p[0] - before, p[1] + after) if sid[x[0]] == sid[p[0]]]
 
@@ -297,11 +314,19 @@ def zh_cues(t, lex, hits):
         # 工作/房子 are too common: they need a real result verb (丢了, 定了), not any 了.
         mark = (zre["result"] if (a, b) in strict else _ZH_EVENT_MARK).search(t, b, end)
         done = mark.end() if mark else b
+        lead = (a, b) not in strict and (zre["aspect_before"].search(t, max(cbounds[cid[a]][0], a - 4), a)
+                                         or _ZH_VERB_DONE.search(t, max(cbounds[cid[a]][0], a - 2), a))  # 交了房租
         # 失恋了怎么走出来 happened; 签证需要哪些材料 asks about one that has not
-        if (mark or ((a, b) not in strict and t[b - 1] == "了")) and not ZH_QUESTION.search(t[a:done]):
-            hits.add("omitted-subject-event", t[a:mark.end() if mark else b], "life")
+        if (mark or lead or ((a, b) not in strict and t[b - 1] == "了")) and not ZH_QUESTION.search(t[a:done]):
+            hits.add("omitted-subject-event", t[lead.start() if lead else a:mark.end() if mark else b], "life")
     for a, b in m["split"]:
         hits.add("omitted-subject-event", t[a:b], "life")
+    for x in m["life_times"]:  # 明天就是转正答辩, 下周二面试: an event on the speaker's own calendar
+        if t[x[0]:x[1]] in lex["zh_calendar"]:
+            continue  # 春节放假: everyone's calendar
+        lo, hi = cbounds[cid[x[0]]]
+        for y in idx["life_events"].between(lo, hi):
+            hits.add("scheduled-event", join(t, cid, x, y), "life")
     for x in _ZH_FINALLY.finditer(t):
         hits.add("omitted-subject-event", x.group(0), "soft")
     for a, b in m["plan"]:
@@ -312,7 +337,11 @@ def zh_cues(t, lex, hits):
         for x in idx["life_events"].between(cbounds[cid[a]][0], cbounds[cid[a]][1]):
             hits.add("decision", join(t, cid, (a, b), x), "life")
     for a, b in m["relational"]:  # 跟老板提加薪, 和老婆吵架: the speaker with their people
-        hits.add("relationship-mention", t[a:b], "soft")
+        # 给女儿做…, 陪爸妈…: doing something with or for one's family is the speaker's life, even in technical context
+        if zre["kin"].search(t, a + 1, b):
+            hits.add("with-family", t[a:b], "life")
+        else:
+            hits.add("relationship-mention", t[a:b], "soft")
     for x in zre["predicament"].finditer(t):  # 孩子不肯上学怎么办, 手机掉水里了怎么办: the asker's own plight
         hits.add("predicament", x.group(0), "soft")
 
@@ -323,9 +352,9 @@ def zh_cues(t, lex, hits):
             continue  # 妈/哥/家 alone are parts of too many words
         for a, b in m[cat]:
             happened = "了" in t[b:cbounds[cid[a]][1]]
-            if happened or (not question(a) and (cid[a] in supported or cat == "relations_intimate")):
+            if happened or (not clause_question(a) and (cid[a] in supported or cat == "relations_intimate")):
                 hits.add("relationship-mention", t[a:b], kind)
-            if kind == "life" and (cat == "relations_intimate" or not question(a)):
+            if kind == "life" and (cat == "relations_intimate" or not clause_question(a)):
                 # 儿子的家长会, 外婆住院了: their event is the speaker's family life; 孩子几岁上幼儿园 is not
                 for x in idx["life_events"].between(b, b + ZH_FAMILY_TAIL) + idx["health"].between(b, b + ZH_FAMILY_TAIL):
                     if cid[x[0]] == cid[a]:
@@ -387,9 +416,15 @@ def en_cues(view, lex, hits):
             return []
         return [x for x in view.m[cat].between(lo, hi) if seg[x[0]] == seg[i]]
 
+    def after_tech(x):  # "cron job", "code review": the life word is half of a technical term
+        return any(a < x[1] and b >= x[0] for cat in ("tech_strong", "tech_weak") for a, b in view.spans(cat))
+
+    generic = [b for a, b in view.spans("generic_frames") if toks[a] in _EN_ASKING]
     for i, tok in enumerate(toks):
         if tok not in pron or (tok in ("me", "us") and i and starts("request_verbs", i - 1)):
             continue  # "tell me", "help us" address the assistant
+        if i + 1 in generic and starts("task_openers", i + 1):
+            continue  # "how do I write a good wedding toast": anyone's how-to, not the speaker's wedding
         if starts("corporate_we", i):
             continue  # "we regret to inform you": an organisation, not the speaker
         p = (i, i + 1)
@@ -399,11 +434,14 @@ def en_cues(view, lex, hits):
                 for x in at(cat, i + 1, i + EN_POSSESSIVE_WINDOW, i, cid):
                     if not any(starts("tech_strong", k) for k in range(i + 1, x[1])):  # "my code"
                         hits.add(code, ev(p, x), kind)
+            if i + 2 < len(toks) and toks[i + 1] in lex["en_kin_modifiers"] and starts("relations", i + 2):
+                hits.add("family-event", ev(p, (i + 1, i + 3)), "life")  # "my late mom", "my elderly dad"
             for x in at("relations", i + 1, i + 2, i, cid):  # "my grandma is in the hospital"
                 for y in at("health", x[1], x[1] + EN_FAMILY_WINDOW, i, cid) + at("life_events", x[1], x[1] + EN_FAMILY_WINDOW, i, cid):
                     hits.add("family-event", ev(p, y), "life")
             continue
-        events = at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
+        events = [x for x in at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
+                  if not after_tech(x)]
         for x in events:
             hits.add("life-event", ev(p, x), "life")
         for cat, code, kind, width in _EN_AFTER_SUBJECT:
@@ -446,6 +484,17 @@ def en_cues(view, lex, hits):
         hits.add("body-state", ev(x, x), "life")
     for x in view.spans("life_times"):
         hits.add("time-anchor", ev(x, x), "weak")
+        for y in at("dated_events", x[0] - 6, x[1] + 6, x[0], cid):  # "interview on friday", "surgery tomorrow"
+            if not after_tech(y):
+                hits.add("scheduled-event", ev(x, y), "life")
+    for i, tok in enumerate(toks):  # "feel so behind", "been feeling invisible": a state the speaker reports
+        if tok in _EN_FEEL and (i == 0 or cid[i] != cid[i - 1] or toks[i - 1] in pron or toks[i - 1] in _EN_FEEL_LEAD):
+            j = i + 1
+            for a, b in view.spans("intensifiers"):
+                if a == j:
+                    j = b
+            if j < len(toks) and toks[j] not in lex["en_feel_not"] and toks[j] not in pron:
+                hits.add("first-person-state", ev((i, i + 1), (j, j + 1)), "soft")
     for x in view.spans("past_verbs"):
         hits.add("narrative", ev(x, x), "weak")
     for x in view.spans("plan_verbs"):  # "help me plan a trip", "prepare for my interview"

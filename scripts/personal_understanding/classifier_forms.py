@@ -19,7 +19,7 @@ THANKS_MAX = 30  # chars of a thank-you that is only a thank-you
 _CHUNK_SPLIT = re.compile(r"\s*[,，。.!！?？~～…、;；:：\-—]+\s*")
 _EDGE = "[\\s,，。.!！?？~～…、;；:：\\-—\"'“”‘’()（）]+"
 _LEAD, _TAIL = re.compile("^" + _EDGE), re.compile(_EDGE + "$")
-_ZH_FINAL = re.compile(r"[吗么呢][啊呀哈嘛啦]?$")
+_ZH_FINAL = re.compile(r"(?:[吗么呢]|(?<![还都也])没有?)[啊呀哈嘛啦]?$")  # 结果出来没: V + 没 asks
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
@@ -41,12 +41,13 @@ _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z
 _EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
 _EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
 _EN_RECALL_Q = re.compile(r"(?:you\s+)?(?:remember|recall)\s+(?!to\b|that\b|this\b)")  # "Remember the job I applied for?"
-_EN_AGAIN = re.compile(r"(?<![a-z])again$")
+_EN_AGAIN = re.compile(r"^(?:what|who|where|when|which)(?:'s|\s+(?:is|was|are|were|did|do))\b.*(?<![a-z])again$")
 _EN_NAME_OWNER = re.compile(r"(?<=\s)[A-Z][a-z]+'s(?![a-z])")  # "who's Leo's coach again?"
 _SYMBOL = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 # Auxiliaries that also open statements; they ask only with a pronoun after them ("did I", "was it").
 _EN_STATEMENT_AUX = re.compile(r"^(?:was|were|did|had|have|has|[a-z]+n't)(?![a-z'])")
 _EN_PRONOUN_NEXT = re.compile(r"^\S+\s+(?:i|you|we|they|he|she|it|there|this|that|anyone|anybody|someone)(?![a-z'])")
+_EN_SUBORDINATE = re.compile(r"^(?:when|where|what|how|why|while|whenever)\s+(?:i|we|my|our|he|she|they|you|it)\s+[a-z']")
 _ZH_ASPECT_AFTER = re.compile(r"[了过完着]")
 _EN_EXCLAIM = re.compile(r"^(?:what\s+an?|how\s+(?:nice|cool|great|sweet|lovely|sad|funny|weird))(?![a-z])")
 
@@ -80,7 +81,12 @@ def _forms(lex):
                                           + alt(zh["question_words"])),
             "zh_count_task": re.compile(r"^\s*" + alt(zh["quantity_task_verbs"]) + r"[一二两三四五六七八九十几\d]+"
                                         + alt(zh["measure_words"] + zh["task_measure_words"])),
+            "zh_object_task": re.compile(r"^[一二两三四五六七八九十几\d]+" + alt(zh["measure_words"] + zh["task_measure_words"])),
             "en_wonder": anywhere(en["wondering"]),
+            "zh_told_aspect": re.compile(r"[\u4e00-\u9fff][了过](?![解不])"),
+            "zh_lead_aspect": re.compile(alt(zh["aspect_before"]) + r"[\u4e00-\u9fff]"),
+            "en_told_past": re.compile(r"(?:(?:just|finally|recently|already)\s+)?(?:[a-z]{3,}ed|" + alt(en["past_verbs"])
+                                       + r")(?![a-z'])"),
             "zh_generic": anywhere(zh["generic_frames"]), "en_generic": anywhere(en["generic_frames"]),
             "zh_request": anywhere(zh["request_prefixes"]),
             "zh_small": anywhere(zh["small_talk"]), "en_small": anywhere(en["small_talk"]),
@@ -105,6 +111,7 @@ def _forms(lex):
             "zh_past_self": re.compile(r"我[^，,。？?]{0,8}?[过了][^，,。？?]{0,8}?" + alt(zh["question_words"])),
             "zh_so_far": re.compile(alt(zh["duration_asks"]) + r"了[吗呢啊]?$"),  # 戒烟戒了多少天了
             "zh_strong_retrieve": anywhere(zh["strong_retrieval"]),
+            "zh_past_deed": re.compile(alt(zh["past_anchors"]) + r"[^，,。？?]?" + alt(zh["own_actions"])),
             "zh_pointer": anywhere(zh["text_pointers"]),
             # 今年花的, 上次跟房东约的: an anchor, then what (the speaker) did then
             "zh_anchored_deed": re.compile(r"(?:" + alt(zh["record_anchors"]) + r")[^，,。？?的]{1,4}?的"),
@@ -129,6 +136,16 @@ def _forms(lex):
             "experience": anywhere(zh["experience_markers"] + en["experience_markers"]),
         }
     return lex["forms"]
+
+
+def chat_normal(text, lex):
+    """'wen did i tell u' -> 'when did i tell you': chat spellings of the words the rules read, whole words only."""
+    if "chat" not in lex:
+        pairs = dict(lex["data"]["en"]["chat_spellings"])
+        lex["chat"] = (re.compile(r"(?<![\w'])(?:" + "|".join(map(re.escape, sorted(pairs, key=len, reverse=True)))
+                                  + r")(?![\w'])", re.I), pairs)
+    rx, pairs = lex["chat"]
+    return rx.sub(lambda m: pairs[m.group(0).lower()], text)
 
 
 def low_information(text, lex):
@@ -185,6 +202,7 @@ class Sentence:
         self.low = _TAIL.sub("", low[lead.end():] if lead else low)
         self.zh = bool(CJK.search(self.low))
         self.question = _is_question(self.raw, self.low, self.zh, lex)
+        self.told = self.question and _tells_first(self.low, self.zh, lex)
         info = low_information(self.raw.strip(), lex) if self.low else "personal"
         self.ack = info == "ack"
         self.neutral = info == "personal"  # a sigh among other sentences decides nothing
@@ -197,7 +215,7 @@ class Sentence:
         task = _task(self.low, lex)
         if task:
             return "task", short(task)
-        if self.question and not self.self_subject:
+        if self.question and not self.self_subject and not self.told:
             return "question", short(self.raw)
         f = _forms(lex)
         small = f["zh_small"].search(self.low) or f["en_small"].search(self.low)
@@ -230,7 +248,26 @@ def _is_question(raw, low, zh, lex):
     start = f["en_question"].match(s)
     if start and _EN_STATEMENT_AUX.match(s) and not _EN_PRONOUN_NEXT.match(s):
         start = None  # "can't sleep", "had a rough day", "did my first 5k": no subject after, no question
+    if start and _EN_SUBORDINATE.match(s):
+        start = None  # "when I was a kid my dad…", "what I need is sleep": a clause, not a question
     return bool(start or f["en_wonder"].search(low))
+
+
+def _tells_first(low, zh, lex):
+    """A question led by a clause that tells what happened: "刚买了房，贷款怎么还划算",
+    "moved to Berlin last month, which bank should I use?" — the speaker's news, not only a question."""
+    f = _forms(lex)
+    parts = [p for p in CLAUSE_BREAK.split(low) if _LETTER.search(p)]
+    for c in parts[:-1]:
+        if _is_question(c, c, zh, lex):
+            continue
+        if zh and not f["zh_others"].search(c) and (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c)):
+            return True
+        # "moved to Berlin…" (no subject) or "I…"; "she got engaged to the actor, right?" is someone else's news
+        if not zh and (f["en_told_past"].match(_strip(c.strip(), f["en_fillers"]))
+                       or _EN_SELF_ANY.search(f["en_generic"].sub(" ", c))):
+            return True
+    return False
 
 
 def _strip(s, rx):
@@ -249,6 +286,8 @@ def _task(low, lex):
     for clause in CLAUSE_BREAK.split(low):  # "我要写一份工作总结，帮我列个提纲"
         zh, en = _strip(clause, f["zh_polite"]), _strip(clause, f["en_polite"])
         m = f["zh_task"].match(zh) or f["zh_ba_task"].match(zh) or f["zh_count_task"].match(zh)
+        if not m and zh != clause.lstrip() and f["zh_object_task"].match(zh):
+            return clause.strip()[:len(clause.strip()) - len(zh) + 2]  # 给我一个红烧肉的做法: a request for a thing
         if m and _ZH_ASPECT_AFTER.match(zh, m.end()):
             m = None  # 整理了一下午房间: a narrative, not an instruction
         m = m or f["en_task"].match(en)
@@ -309,7 +348,8 @@ def _zh_recall(s, lex, technical):
         asked = s.question and (i == len(clauses) - 1 or _is_question(c, c, True, lex))
         own = f["zh_request"].sub(" ", c)
         # 最近心情怎么样, 这周睡得怎么样: Chinese drops the 我 when the speaker's own days are asked about
-        dropped = (not f["zh_others"].search(c) and f["zh_topic"].search(c) and f["zh_anchor"].search(low))
+        dropped = not f["zh_others"].search(c) and ((f["zh_topic"].search(c) and f["zh_anchor"].search(low))
+                                                    or f["zh_past_deed"].search(c))  # 上次去医院是哪天
         mine = "我" in own or bool(f["zh_people"].search(c)) or bool(dropped)
         memory = _zh_memory(c, f)
         if memory and f["zh_rhetorical"].search(c):
@@ -324,7 +364,8 @@ def _zh_recall(s, lex, technical):
         elif (retrieve and anchor and not technical and not f["zh_pointer"].search(c) and not f["zh_small"].search(c)
               and (f["zh_strong_retrieve"].search(c) or f["zh_anchored_deed"].search(c))):
             hit = retrieve  # 帮我回顾一下这周发生了什么, 给我整理一下今年花的大钱: the speaker's own time
-        elif asked and not technical and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c)):
+        elif (asked and not technical and not f["zh_small"].search(c)
+              and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c))):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
@@ -382,12 +423,12 @@ def _en_recall(s, lex, technical):
     elif f["en_retrieve"].search(low) and _EN_SELF_ANY.search(low) and anchored:
         hit = f["en_retrieve"].search(low)  # "give me a summary of my month"
     elif (imperative and not technical and not advice and _EN_SELF_ANY.search(body[imperative.end():])
-          and (f["en_quantifier"].search(body[imperative.end():]) or f["zh_question"].search(body))):
+          and (f["en_quantifier"].search(body[imperative.end():]) or f["zh_question"].search(body) or anchored)):
         hit = imperative  # "show me everything about my knee injury": the speaker's record, asked for
-    elif s.question and not technical and not advice and not _EN_POLITE_ASK.match(body):
+    elif s.question and not technical and not advice and not _EN_POLITE_ASK.match(body) and not f["en_small"].search(body):
         wh = f["en_question"].match(body)
         aux = _EN_AUX_SELF.match(body)
-        again = _EN_AGAIN.search(body) and (_EN_SELF_ANY.search(body) or f["en_kin"].search(body)
+        again = _EN_AGAIN.match(body) and (_EN_SELF_ANY.search(body) or f["en_kin"].search(body)
                                              or _EN_NAME_OWNER.search(s.raw))  # "who's Leo's coach again?"
         if wh and again:
             hit = wh
