@@ -165,6 +165,18 @@ class SkipNeedsEvidence(Helpers):
         r = classify("When I was a kid my dad used to take me fishing.")
         self.assertEqual((r["signal"], r["recall"]), ("personal", False), r)
 
+    def test_talk_about_the_answer_is_not_the_person(self):
+        self.assertSignal(["刚才那个问题再解释一下", "你之前说的第二点没看懂", "continue from where you left off",
+                           "ok thanks, that fixed it", "cool, one more question", "早上好呀"], "non-personal")
+        self.assertSignal(["你说的对，我确实该早点睡", "you said I should rest, but my boss won't let me"], "personal")
+
+    def test_someone_of_the_speakers_and_their_event(self):
+        self.assertSignal(["Tom's wedding is in June and I'm the best man, help me write a speech"], "personal",
+                          "family-event")
+        self.assertSignal(["new job starts monday, kinda terrified"], "personal", "scheduled-event")
+        self.assertSignal(["What's Obama's birthday?"], "non-personal")
+        self.assertSignal(["上次去医院是三月份，下次什么时候去比较好"], "personal")
+
     def test_chat_spellings(self):
         self.assertSignal(["wat is the capital of france"], "non-personal")
         self.assertEqual(classify("wen did i tell u about my new job")["signal"], "recall")
@@ -217,6 +229,15 @@ class RecallTurns(Helpers):
             with self.subTest(text=text):
                 self.assertFalse(classify(text)["recall"], text)
 
+    def test_facts_of_the_speakers_world(self):
+        # wh + does/is + my…, what <noun> am I…, an embedded when-question, 为什么 about a past of one's own
+        self.assertRecall(["Where does my sister live?", "What medications am I taking?", "Any idea when my lease is up?",
+                           "有什么事是我答应了还没做的", "我之前那份工作为什么辞的", "上次去医院是哪天"])
+        for text in ["Why does my back hurt?", "What am I doing wrong?", "我为什么总是拖延", "上次世界杯是哪年",
+                     "你刚才说的那个方法是什么", "Did you know that octopuses have three hearts?"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["recall"], text)
+
     def test_what_is_news_beside_a_recall_question(self):
         # a statement before the question inside one sentence, or a short narrated event, is news;
         # a pointer at the memory ("开始那天我跟你说过") is not
@@ -229,6 +250,7 @@ class RecallTurns(Helpers):
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
+                     "Did you know I used to live in Paris?",
                      "Did I tell you I got the job?", "When did I last visit my parents? Going again this weekend."]:
             with self.subTest(text=text):
                 r = classify(text)
@@ -472,7 +494,8 @@ class HostileInput(unittest.TestCase):
 
     def test_no_catastrophic_backtracking(self):
         hostile = ["a" * 20000 + "!", "我" * 20000, "(" * 5000 + "x", "得慌" * 5000, "so " * 5000 + "tired",
-                   "终于" * 5000, "`" * 5000, "_" * 20000]
+                   "终于" * 5000, "`" * 5000, "_" * 20000, "feel so " * 5000, "我上次说的，" * 3000,
+                   "moved, " * 5000 + "why?", "Tom's wedding " * 3000, "wen u " * 5000]
         for text in hostile:
             start = time.perf_counter()
             classify(text)

@@ -40,7 +40,7 @@ _PUNCT = " ,，。.!！?？、;；:：~～…\n"
 _ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{3,6}(?![A-Za-z])")
 # A recall question whose complement says something new: "did I tell you I got the job?"
 _NEWS = {"life-event", "omitted-subject-event", "decision", "first-person-state", "body-state", "family-event",
-         "plan"}
+         "plan", "self-description", "preference", "scheduled-event"}
 _TOLD_SUBJECT = re.compile(r"^(?:that\s+)?(?:i|i'm|i've|we|we're|we've)\b|^(?:我|我们)")
 _TOLD_TOPIC = re.compile(r"的(?:事|事情|情况|问题|那件事)")
 

@@ -68,6 +68,7 @@ _EN_POSSESSED = (("relations", "relationship-mention", "life"),
                  ("body_parts", "first-person-state", "soft"),
                  ("feelings_strong", "first-person-state", "soft"))
 MOOD_ONLY = {"feeling-no-subject", "weak-combination", "de-huang-shape"}
+_EN_NAME_OWNER = re.compile(r"(?<![\w'])([A-Z][a-z]{1,20})['’]s(?![a-z])")
 _EN_ASKING = {"how", "can", "could", "where", "what", "which", "should", "do", "is"}  # frames of a how-to question
 _EN_FEEL = {"feel", "feeling", "felt", "feels"}
 _EN_FEEL_LEAD = {"been", "still", "just", "and", "but", "so", "always", "really", "kinda", "honestly", "also"}
@@ -146,6 +147,7 @@ def _compile(data):
         "tech_zh": (re.compile(alt(tech["zh_strong"])), re.compile(alt(tech["zh_weak"]))),
         "tech_symbols": re.compile(alt(symbols) + r"(?![\w+#])"),
         "zh_calendar": set(zh["calendar_times"]),
+        "en_not_names": set(en["question_starts"] + en["third_person"] + ["it", "that", "there", "here", "let", "today"]),
         "en_kin_modifiers": set(en["kin_modifiers"]), "en_feel_not": set(en["feel_not_state"]),
         "common_acronyms": set(tech["common_acronyms"]),
         "zh_dismissive": tuple(zh["dismissive_negators"]),
@@ -379,8 +381,9 @@ class EnView:
     """Lower-cased tokens of a text and every lexicon phrase found in them."""
 
     def __init__(self, text, lex):
-        self.low = text.lower().replace("’", "'")
+        self.text, self.low = text, text.lower().replace("’", "'")
         self.tm = list(_EN_TOKEN.finditer(self.low))
+        self.starts_at = [x.start() for x in self.tm]
         self.toks = [x.group(0) for x in self.tm]
         variants = [_en_variants(x) for x in self.toks]
         found, n_toks = {}, len(self.toks)
@@ -417,7 +420,8 @@ def en_cues(view, lex, hits):
         return [x for x in view.m[cat].between(lo, hi) if seg[x[0]] == seg[i]]
 
     def after_tech(x):  # "cron job", "code review": the life word is half of a technical term
-        return any(a < x[1] and b >= x[0] for cat in ("tech_strong", "tech_weak") for a, b in view.spans(cat))
+        return any(b >= x[0] for cat in ("tech_strong", "tech_weak") if cat in view.m
+                   for a, b in view.m[cat].between(x[0] - 6, x[1] - 1))
 
     generic = [b for a, b in view.spans("generic_frames") if toks[a] in _EN_ASKING]
     for i, tok in enumerate(toks):
@@ -489,10 +493,7 @@ def en_cues(view, lex, hits):
                 hits.add("scheduled-event", ev(x, y), "life")
     for i, tok in enumerate(toks):  # "feel so behind", "been feeling invisible": a state the speaker reports
         if tok in _EN_FEEL and (i == 0 or cid[i] != cid[i - 1] or toks[i - 1] in pron or toks[i - 1] in _EN_FEEL_LEAD):
-            j = i + 1
-            for a, b in view.spans("intensifiers"):
-                if a == j:
-                    j = b
+            j = max([i + 1] + [b for _, b in at("intensifiers", i + 1, i + 1, i)])
             if j < len(toks) and toks[j] not in lex["en_feel_not"] and toks[j] not in pron:
                 hits.add("first-person-state", ev((i, i + 1), (j, j + 1)), "soft")
     for x in view.spans("past_verbs"):
@@ -526,6 +527,14 @@ def en_cues(view, lex, hits):
     for x in view.spans("result_phrases"):  # "visa came through"
         for y in at("life_events", x[0] - 3, x[0] - 1, x[0]):
             hits.add("omitted-subject-event", ev(y, x), "life")
+
+    for x in _EN_NAME_OWNER.finditer(view.text):  # "Tom's wedding is in June": someone of the speaker's and their event
+        k = bisect_left(view.starts_at, x.start())
+        lo, hi = sbounds[sid[k]] if k < len(toks) else (0, 0)
+        if x.group(1).lower() in lex["en_not_names"] or "?" in low[lo:hi] or EN_QUESTION.match(low[lo:hi].strip()):
+            continue  # "What's…", "when is Obama's birthday?": not a person of the speaker's telling
+        for y in at("life_events", k + 1, k + 2, k, cid):
+            hits.add("family-event", ev((k, k + 1), y), "life")
 
     asks = "?" in low
     for a, b in view.spans("relations_standalone"):

@@ -20,6 +20,9 @@ _CHUNK_SPLIT = re.compile(r"\s*[,，。.!！?？~～…、;；:：\-—]+\s*")
 _EDGE = "[\\s,，。.!！?？~～…、;；:：\\-—\"'“”‘’()（）]+"
 _LEAD, _TAIL = re.compile("^" + _EDGE), re.compile(_EDGE + "$")
 _ZH_FINAL = re.compile(r"(?:[吗么呢]|(?<![还都也])没有?)[啊呀哈嘛啦]?$")  # 结果出来没: V + 没 asks
+_ZH_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fff])[呀啊哈啦哦噢嘛呢喔哟~～]+$")
+# 你刚才说的, 你之前提的: the assistant's words, not the speaker's
+_ZH_ASSISTANT_SAID = re.compile(r"(?<![跟和给对向])你[^，,。？?我]{0,3}?(?:说|提|讲|推荐|建议)")
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
@@ -31,6 +34,11 @@ _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
     r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is|how\s+old\s+(?:is|are)|"
     r"how\s+tall\s+is|what\s+day\s+is|what\s+time\s+is)\s+(?:my|our)(?![a-z])")
+# "where does my sister live?", "what medications am I taking?", "(any idea) when my lease is up": a fact of the speaker's world
+_EN_OWN_FACT = re.compile(r"^(?:when|where|who|what|which|how\s+long|how\s+old|what\s+time)\s+(?:does|do|did|is|was|are|were|has)\s+"
+                          r"(?:my|our)(?![a-z])|^(?:what|which)\s+[a-z]+\s+(?:am|are|do|have|was|were)\s+(?:i|we)(?![a-z'])")
+_EN_EMBEDDED = re.compile(r"^(?:any\s+idea|any\s+clue|do\s+you\s+know|you\s+know|remind\s+me|tell\s+me)\s+"
+                          r"(?:when|where|what\s+time|what\s+day|how\s+long|who|what)\s+(?:my|our|i|we)(?![a-z'])")
 _EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:(?:does|do|is|was|will|did)\s+"
                           r"(?:my|our)|(?:am|do|did|was)\s+(?:i|we))(?![a-z'])")  # "when does my lease end?", "when am I…"
 # "how's work been lately?": the speaker's own days, no pronoun needed
@@ -108,7 +116,11 @@ def _forms(lex):
             "zh_you_know": re.compile(r"你[都还也可]{0,2}(?:知道|记得)[^，,。？?]{0,4}?我"),
             "zh_own_when": re.compile(r"(?:我|我家|我们家|家里)[^，,。？?]{0,10}?" + alt(zh["when_words"])),
             # 我答应过别人什么事, 我今年去过哪些地方: a question on what the speaker did
-            "zh_past_self": re.compile(r"我[^，,。？?]{0,8}?[过了][^，,。？?]{0,8}?" + alt(zh["question_words"])),
+            "zh_past_self": re.compile(r"我[^，,。？?]{0,8}?[过了][^，,。？?]{0,8}?" + alt(zh["question_words"]) + "|"
+                                       + alt(zh["question_words"]) + r"[^，,。？?]{0,8}?我[^，,。？?]{0,8}?[过了]"),
+            "zh_assistant_said": _ZH_ASSISTANT_SAID,
+            "conversation": anywhere(zh["conversation_refs"] + en["conversation_refs"]),
+            "zh_why": anywhere(zh["why_words"]), "zh_past_anchor": anywhere(zh["past_anchors"]),
             "zh_so_far": re.compile(alt(zh["duration_asks"]) + r"了[吗呢啊]?$"),  # 戒烟戒了多少天了
             "zh_strong_retrieve": anywhere(zh["strong_retrieval"]),
             "zh_past_deed": re.compile(alt(zh["past_anchors"]) + r"[^，,。？?]?" + alt(zh["own_actions"])),
@@ -163,8 +175,8 @@ def low_information(text, lex):
             kinds.add("ack")  # before folding: "嗯嗯" is an ack, "嗯" a sigh
         elif norm in lex["low"] or set(norm) <= lex["zh_interjections"] or lex["low_zh"].fullmatch(norm):
             kinds.add("low")
-        elif norm in lex["ack"]:
-            kinds.add("ack")
+        elif norm in lex["ack"] or _is_ack(_ZH_PARTICLE.sub("", raw), lex):
+            kinds.add("ack")  # 早上好呀 = 早上好 + a modal particle
         else:
             return None
     return "ack" if "ack" in kinds else "personal"
@@ -218,6 +230,9 @@ class Sentence:
         if self.question and not self.self_subject and not self.told:
             return "question", short(self.raw)
         f = _forms(lex)
+        said = f["zh_assistant_said"].search(self.low) or f["conversation"].search(self.low)
+        if said and cue_free and not self.self_subject:  # 刚才那个问题再解释一下, "continue from where you left off": about the answer, not the person
+            return "task", said.group(0)
         small = f["zh_small"].search(self.low) or f["en_small"].search(self.low)
         if small and cue_free and not self.self_subject:
             return "small-talk", small.group(0)
@@ -261,7 +276,8 @@ def _tells_first(low, zh, lex):
     for c in parts[:-1]:
         if _is_question(c, c, zh, lex):
             continue
-        if zh and not f["zh_others"].search(c) and (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c)):
+        if zh and not f["zh_others"].search(c) and (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c)
+                                                    or f["zh_past_deed"].search(c)):  # 上次去医院是三月份，…
             return True
         # "moved to Berlin…" (no subject) or "I…"; "she got engaged to the actor, right?" is someone else's news
         if not zh and (f["en_told_past"].match(_strip(c.strip(), f["en_fillers"]))
@@ -365,7 +381,7 @@ def _zh_recall(s, lex, technical):
               and (f["zh_strong_retrieve"].search(c) or f["zh_anchored_deed"].search(c))):
             hit = retrieve  # 帮我回顾一下这周发生了什么, 给我整理一下今年花的大钱: the speaker's own time
         elif (asked and not technical and not f["zh_small"].search(c)
-              and not f["zh_advice"].search(f["zh_advice_exempt"].sub("", c))):
+              and not f["zh_advice"].search(_zh_not_advice(c, f))):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
@@ -381,9 +397,18 @@ def _zh_recall(s, lex, technical):
     return out
 
 
+def _zh_not_advice(c, f):
+    """The clause without words that only look like asking for advice: 因为什么, 不太, and 为什么 about a past
+    the speaker had (我之前那份工作为什么辞的)."""
+    c = f["zh_advice_exempt"].sub("", c)
+    return f["zh_why"].sub("", c) if f["zh_past_anchor"].search(c) else c
+
+
 def _zh_memory(c, f):
     """A memory verb in a clause: 还记得, 跟你说过, 之前提的, 你都知道我…"""
     m = f["zh_memory"].search(c) or f["zh_told_you"].search(c) or f["zh_you_know"].search(c)
+    if m and _ZH_ASSISTANT_SAID.search(c, 0, m.end()):
+        return None  # 你刚才说的那个方法: the assistant's words
     if m:
         return m
     for x in f["zh_said_rel"].finditer(c):  # 之前说的, 我上次说的; not 老师说的 or 他说的
@@ -437,6 +462,7 @@ def _en_recall(s, lex, technical):
             topical = (_EN_TOPIC_Q.match(body) and f["en_topic"].search(body[:40]) and not f["en_others"].search(body)
                        and (anchored or re.search(r"(?<![a-z])been(?![a-z])", body)))
             if (f["en_past_self"].search(body) or _EN_FACT_SLOT.match(body) or _EN_OWN_WHEN.match(body) or topical
+                    or _EN_OWN_FACT.match(body) or _EN_EMBEDDED.match(body)
                     or f["en_habit"].search(body) or who_me
                     or (anchored and _EN_SELF_ANY.search(body))):  # "what's going on with me lately?"
                 hit = wh
