@@ -174,6 +174,18 @@ def _cues(msg, lex):
     return found
 
 
+def _told_in_task(msg, skips, lex):
+    """A task whose text is the speaker's own news: "帮我写个 email 给 HR，说我下周要请 sick leave" — first person
+    with a time anchor or a narrated verb in one clause is the user's words, as in a wrapped text."""
+    if not all(f[0] == "task" for f in skips):
+        return []
+    for clause in cues.CLAUSE_BREAK.split(msg.body):
+        weak = {h[0]: h[1] for h in cues.collect(clause, cues.EnView(clause, lex), lex) if h[2] == "weak"}
+        if "first-person" in weak and weak.keys() & {"narrative", "time-anchor"}:
+            return [("first-person-text", weak["first-person"], "soft")]
+    return []
+
+
 def _judge(msg, lex):
     """full or skip for a message (or for what is left of it beside a recall question)."""
     found = _cues(msg, lex)
@@ -198,6 +210,7 @@ def _judge(msg, lex):
         symptom = lived and _first(msg.view.low, msg.view, lex, "health")
         if symptom:  # 老是半夜醒来是不是身体有问题: a symptom the asker keeps having
             content.append(("body-state", symptom, "soft"))
+        content += _told_in_task(msg, skips, lex)
         if not content:
             return _Verdict("non-personal", skips[:3], tech=msg.tech)
     weak = [h for h in found if h[2] == "weak"]

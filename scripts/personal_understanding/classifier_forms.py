@@ -123,6 +123,8 @@ def _forms(lex):
             "zh_why": anywhere(zh["why_words"]), "zh_past_anchor": anywhere(zh["past_anchors"]),
             "zh_so_far": re.compile(alt(zh["duration_asks"]) + r"了[吗呢啊]?$"),  # 戒烟戒了多少天了
             "zh_strong_retrieve": anywhere(zh["strong_retrieval"]),
+            # a plan with the subject dropped at the head of a clause: (周末)想去…, 打算…
+            "zh_plan_lead": re.compile(r"[^，,。？?]{0,8}?" + alt(zh["decisions_strong"] + zh["decisions_weak"]) + r"[\u4e00-\u9fff]"),
             "zh_past_deed": re.compile(alt(zh["past_anchors"]) + r"[^，,。？?]?" + alt(zh["own_actions"])),
             "zh_pointer": anywhere(zh["text_pointers"]),
             # 今年花的, 上次跟房东约的: an anchor, then what (the speaker) did then
@@ -199,7 +201,7 @@ def _thanks(raw, lex):
 
 
 def _is_ack(phrase, lex):
-    return phrase in lex["ack_raw"] or bool(lex["ack_zh"].fullmatch(phrase))
+    return phrase in lex["ack_raw"] or bool(lex["ack_zh"].fullmatch(phrase)) or norm_chunk(phrase) in lex["ack"]
 
 
 class Sentence:
@@ -277,8 +279,8 @@ def _tells_first(low, zh, lex):
         if _is_question(c, c, zh, lex):
             continue
         if zh and not f["zh_others"].search(c) and (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c)
-                                                    or f["zh_past_deed"].search(c)):  # 上次去医院是三月份，…
-            return True
+                                                    or f["zh_past_deed"].search(c) or f["zh_plan_lead"].match(c.strip())):
+            return True  # 上次去医院是三月份，…; weekend 想去 hiking，有推荐吗
         # "moved to Berlin…" (no subject) or "I…"; "she got engaged to the actor, right?" is someone else's news
         if not zh and (f["en_told_past"].match(_strip(c.strip(), f["en_fillers"]))
                        or _EN_SELF_ANY.search(f["en_generic"].sub(" ", c))):
