@@ -495,7 +495,8 @@ class HostileInput(unittest.TestCase):
     def test_no_catastrophic_backtracking(self):
         hostile = ["a" * 20000 + "!", "我" * 20000, "(" * 5000 + "x", "得慌" * 5000, "so " * 5000 + "tired",
                    "终于" * 5000, "`" * 5000, "_" * 20000, "feel so " * 5000, "我上次说的，" * 3000,
-                   "moved, " * 5000 + "why?", "Tom's wedding " * 3000, "wen u " * 5000]
+                   "moved, " * 5000 + "why?", "Tom's wedding " * 3000, "wen u " * 5000, "my late mom " * 5000,
+                   "明天面试" * 5000, "老公怎么了，" * 5000, "给女儿做" * 5000]
         for text in hostile:
             start = time.perf_counter()
             classify(text)

@@ -147,7 +147,7 @@ def _compile(data):
         "tech_zh": (re.compile(alt(tech["zh_strong"])), re.compile(alt(tech["zh_weak"]))),
         "tech_symbols": re.compile(alt(symbols) + r"(?![\w+#])"),
         "zh_calendar": set(zh["calendar_times"]),
-        "en_not_names": set(en["question_starts"] + en["third_person"] + ["it", "that", "there", "here", "let", "today"]),
+        "en_not_names": set(en["question_starts"] + en["third_person"] + ["it", "that", "there", "here", "let"]),
         "en_kin_modifiers": set(en["kin_modifiers"]), "en_feel_not": set(en["feel_not_state"]),
         "common_acronyms": set(tech["common_acronyms"]),
         "zh_dismissive": tuple(zh["dismissive_negators"]),
@@ -242,7 +242,7 @@ def zh_cues(t, lex, hits):
     requests = idx["request_prefixes"]
     # "帮我…" / "给我…" address the assistant, not the speaker's life.
     pronouns = [p for p in m["pronouns"] if not any(a <= p[0] < b for a, b in requests.between(p[0] - 4, p[0]))]
-    asked = {}
+    asked, clause_asked = {}, {}
 
     def question(a):
         s = sid[a]
@@ -251,8 +251,10 @@ def zh_cues(t, lex, hits):
         return asked[s]
 
     def clause_question(a):  # 老公打呼噜很严重，有什么办法: the first clause tells, only the last asks
-        lo, hi = cbounds[cid[a]]
-        return bool(ZH_QUESTION.search(t[lo:hi]))
+        c = cid[a]
+        if c not in clause_asked:
+            clause_asked[c] = bool(ZH_QUESTION.search(t, *cbounds[c]))
+        return clause_asked[c]
 
     def near(cat, p, before=ZH_BEFORE, after=ZH_AFTER):
         return [x for x in idx[cat].between(p[0] - before, p[1] + after) if sid[x[0]] == sid[p[0]]]
@@ -326,8 +328,9 @@ def zh_cues(t, lex, hits):
     for x in m["life_times"]:  # 明天就是转正答辩, 下周二面试: an event on the speaker's own calendar
         if t[x[0]:x[1]] in lex["zh_calendar"]:
             continue  # 春节放假: everyone's calendar
-        lo, hi = cbounds[cid[x[0]]]
-        for y in idx["life_events"].between(lo, hi):
+        near_events = idx["life_events"].between(x[0] - ZH_EVENT_TAIL, x[1] + ZH_EVENT_TAIL)
+        y = next((y for y in near_events if cid[y[0]] == cid[x[0]]), None)
+        if y:
             hits.add("scheduled-event", join(t, cid, x, y), "life")
     for x in _ZH_FINALLY.finditer(t):
         hits.add("omitted-subject-event", x.group(0), "soft")
@@ -444,8 +447,8 @@ def en_cues(view, lex, hits):
                 for y in at("health", x[1], x[1] + EN_FAMILY_WINDOW, i, cid) + at("life_events", x[1], x[1] + EN_FAMILY_WINDOW, i, cid):
                     hits.add("family-event", ev(p, y), "life")
             continue
-        events = [x for x in at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
-                  if not after_tech(x)]
+        events = at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
+        events = [x for x in events if not after_tech(x)]
         for x in events:
             hits.add("life-event", ev(p, x), "life")
         for cat, code, kind, width in _EN_AFTER_SUBJECT:
@@ -528,10 +531,18 @@ def en_cues(view, lex, hits):
         for y in at("life_events", x[0] - 3, x[0] - 1, x[0]):
             hits.add("omitted-subject-event", ev(y, x), "life")
 
+    asked = {}
+
+    def question(s):  # once per sentence
+        if s not in asked:
+            lo, hi = sbounds[s]
+            text = low[lo:hi].strip()
+            asked[s] = "?" in text or bool(EN_QUESTION.search(text))
+        return asked[s]
+
     for x in _EN_NAME_OWNER.finditer(view.text):  # "Tom's wedding is in June": someone of the speaker's and their event
         k = bisect_left(view.starts_at, x.start())
-        lo, hi = sbounds[sid[k]] if k < len(toks) else (0, 0)
-        if x.group(1).lower() in lex["en_not_names"] or "?" in low[lo:hi] or EN_QUESTION.match(low[lo:hi].strip()):
+        if k >= len(toks) or x.group(1).lower() in lex["en_not_names"] or question(sid[k]):
             continue  # "What's…", "when is Obama's birthday?": not a person of the speaker's telling
         for y in at("life_events", k + 1, k + 2, k, cid):
             hits.add("family-event", ev((k, k + 1), y), "life")
@@ -540,9 +551,10 @@ def en_cues(view, lex, hits):
     for a, b in view.spans("relations_standalone"):
         if a and toks[a - 1] in lex["en_other_owners"]:
             continue  # "your mom", "a dad": someone else's
-        lo, hi = sbounds[sid[a]]
-        if not asks and not EN_QUESTION.search(low[lo:hi].strip()):
+        if not asks and not question(sid[a]):
             hits.add("relationship-mention", ev((a, b), (a, b)), "life")
+
+
 def collect(text, view, lex):
     """Every personal cue in text, a longer one covering the shorter it contains."""
     hits = Hits()

@@ -34,9 +34,11 @@ _EN_FACT_SLOT = re.compile(
     r"^(?:what's|whats|what\s+is|what\s+are|what\s+was|when\s+is|when's|who\s+is|who's|who\s+are|where\s+is|"
     r"where's|where\s+are|how's|how\s+is|how\s+has|how\s+have|how\s+was|which\s+is|how\s+old\s+(?:is|are)|"
     r"how\s+tall\s+is|what\s+day\s+is|what\s+time\s+is)\s+(?:my|our)(?![a-z])")
-# "where does my sister live?", "what medications am I taking?", "(any idea) when my lease is up": a fact of the speaker's world
-_EN_OWN_FACT = re.compile(r"^(?:when|where|who|what|which|how\s+long|how\s+old|what\s+time)\s+(?:does|do|did|is|was|are|were|has)\s+"
-                          r"(?:my|our)(?![a-z])|^(?:what|which)\s+[a-z]+\s+(?:am|are|do|have|was|were)\s+(?:i|we)(?![a-z'])")
+# A fact of the speaker's world: "where does my sister live?", "what medications am I taking?",
+# and embedded, "(any idea) when my lease is up"
+_EN_OWN_FACT = re.compile(r"^(?:when|where|who|what|which|how\s+long|how\s+old|what\s+time)\s+"
+                          r"(?:does|do|did|is|was|are|were|has)\s+(?:my|our)(?![a-z])|"
+                          r"^(?:what|which)\s+[a-z]+\s+(?:am|are|do|have|was|were)\s+(?:i|we)(?![a-z'])")
 _EN_EMBEDDED = re.compile(r"^(?:any\s+idea|any\s+clue|do\s+you\s+know|you\s+know|remind\s+me|tell\s+me)\s+"
                           r"(?:when|where|what\s+time|what\s+day|how\s+long|who|what)\s+(?:my|our|i|we)(?![a-z'])")
 _EN_OWN_WHEN = re.compile(r"^(?:when|what\s+time|what\s+day|what\s+date|how\s+long)\s+(?:(?:does|do|is|was|will|did)\s+"
@@ -48,14 +50,16 @@ _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z
 # Where a question starts inside a sentence: "My sister's visiting again — what did I say…"
 _EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
 _EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
-_EN_RECALL_Q = re.compile(r"(?:you\s+)?(?:remember|recall)\s+(?!to\b|that\b|this\b)")  # "Remember the job I applied for?"
+# "Remember the job I applied for?"
+_EN_RECALL_Q = re.compile(r"(?:you\s+)?(?:remember|recall)\s+(?!to\b|that\b|this\b)")
 _EN_AGAIN = re.compile(r"^(?:what|who|where|when|which)(?:'s|\s+(?:is|was|are|were|did|do))\b.*(?<![a-z])again$")
 _EN_NAME_OWNER = re.compile(r"(?<=\s)[A-Z][a-z]+'s(?![a-z])")  # "who's Leo's coach again?"
 _SYMBOL = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 # Auxiliaries that also open statements; they ask only with a pronoun after them ("did I", "was it").
 _EN_STATEMENT_AUX = re.compile(r"^(?:was|were|did|had|have|has|[a-z]+n't)(?![a-z'])")
 _EN_PRONOUN_NEXT = re.compile(r"^\S+\s+(?:i|you|we|they|he|she|it|there|this|that|anyone|anybody|someone)(?![a-z'])")
-_EN_SUBORDINATE = re.compile(r"^(?:when|where|what|how|why|while|whenever)\s+(?:i|we|my|our|he|she|they|you|it)\s+[a-z']")
+_EN_SUBORDINATE = re.compile(r"^(?:when|where|what|how|why|while|whenever)\s+"
+                             r"(?:i|we|my|our|he|she|they|you|it)\s+[a-z']")
 _ZH_ASPECT_AFTER = re.compile(r"[了过完着]")
 _EN_EXCLAIM = re.compile(r"^(?:what\s+an?|how\s+(?:nice|cool|great|sweet|lovely|sad|funny|weird))(?![a-z])")
 
@@ -93,8 +97,8 @@ def _forms(lex):
             "en_wonder": anywhere(en["wondering"]),
             "zh_told_aspect": re.compile(r"[\u4e00-\u9fff][了过](?![解不])"),
             "zh_lead_aspect": re.compile(alt(zh["aspect_before"]) + r"[\u4e00-\u9fff]"),
-            "en_told_past": re.compile(r"(?:(?:just|finally|recently|already)\s+)?(?:[a-z]{3,}ed|" + alt(en["past_verbs"])
-                                       + r")(?![a-z'])"),
+            "en_told_past": re.compile(r"(?:(?:just|finally|recently|already)\s+)?(?:[a-z]{3,}ed|"
+                                       + alt(en["past_verbs"]) + r")(?![a-z'])"),
             "zh_generic": anywhere(zh["generic_frames"]), "en_generic": anywhere(en["generic_frames"]),
             "zh_request": anywhere(zh["request_prefixes"]),
             "zh_small": anywhere(zh["small_talk"]), "en_small": anywhere(en["small_talk"]),
@@ -124,16 +128,18 @@ def _forms(lex):
             "zh_so_far": re.compile(alt(zh["duration_asks"]) + r"了[吗呢啊]?$"),  # 戒烟戒了多少天了
             "zh_strong_retrieve": anywhere(zh["strong_retrieval"]),
             # a plan with the subject dropped at the head of a clause: (周末)想去…, 打算…
-            "zh_plan_lead": re.compile(r"[^，,。？?]{0,8}?" + alt(zh["decisions_strong"] + zh["decisions_weak"]) + r"[\u4e00-\u9fff]"),
+            "zh_plan_lead": re.compile(r"[^，,。？?]{0,8}?" + alt(zh["decisions_strong"] + zh["decisions_weak"])
+                                       + r"[\u4e00-\u9fff]"),
             "zh_past_deed": re.compile(alt(zh["past_anchors"]) + r"[^，,。？?]?" + alt(zh["own_actions"])),
             "zh_pointer": anywhere(zh["text_pointers"]),
             # 今年花的, 上次跟房东约的: an anchor, then what (the speaker) did then
             "zh_anchored_deed": re.compile(r"(?:" + alt(zh["record_anchors"]) + r")[^，,。？?的]{1,4}?的"),
             # "I said", "have I mentioned", "we've talked about": the speaker's words to the memory
-            "en_self_said": re.compile(r"(?<![a-z'])(?:(?:i|we)(?:'ve|'d|\s+have|\s+had)?|(?:did|have|had|do)\s+(?:i|we))\s+"
-                                       r"(?:(?:ever|already|just|once|previously|never|last)\s+)?" + alt(en["speech_verbs"])),
-            "en_you_know": re.compile(r"(?<![a-z'])(?:you|u)\s+(?:still\s+|even\s+|already\s+)?(?:know|remember|recall|have)\s+"
-                                      r"(?:about\s+|on\s+)?(?:me|my|our|us)(?![a-z'])"),
+            "en_self_said": re.compile(r"(?<![a-z'])(?:(?:i|we)(?:'ve|'d|\s+have|\s+had)?|(?:did|have|had|do)\s+(?:i|we))"
+                                       r"\s+(?:(?:ever|already|just|once|previously|never|last)\s+)?"
+                                       + alt(en["speech_verbs"])),
+            "en_you_know": re.compile(r"(?<![a-z'])(?:you|u)\s+(?:still\s+|even\s+|already\s+)?"
+                                      r"(?:know|remember|recall|have)\s+(?:about\s+|on\s+)?(?:me|my|our|us)(?![a-z'])"),
             "en_imperative": start(en["retrieval_imperatives"]),
             "en_quantifier": anywhere(en["record_quantifiers"]),
             "en_kin": anywhere(en["relations"] + en["relations_standalone"]),
@@ -233,8 +239,8 @@ class Sentence:
             return "question", short(self.raw)
         f = _forms(lex)
         said = f["zh_assistant_said"].search(self.low) or f["conversation"].search(self.low)
-        if said and cue_free and not self.self_subject:  # 刚才那个问题再解释一下, "continue from where you left off": about the answer, not the person
-            return "task", said.group(0)
+        if said and cue_free and not self.self_subject:
+            return "task", said.group(0)  # 刚才那个问题再解释一下, "where you left off": about the answer, not the person
         small = f["zh_small"].search(self.low) or f["en_small"].search(self.low)
         if small and cue_free and not self.self_subject:
             return "small-talk", small.group(0)
@@ -278,8 +284,9 @@ def _tells_first(low, zh, lex):
     for c in parts[:-1]:
         if _is_question(c, c, zh, lex):
             continue
-        if zh and not f["zh_others"].search(c) and (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c)
-                                                    or f["zh_past_deed"].search(c) or f["zh_plan_lead"].match(c.strip())):
+        told = (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c) or f["zh_past_deed"].search(c)
+                or f["zh_plan_lead"].match(c.strip()))
+        if zh and told and not f["zh_others"].search(c):
             return True  # 上次去医院是三月份，…; weekend 想去 hiking，有推荐吗
         # "moved to Berlin…" (no subject) or "I…"; "she got engaged to the actor, right?" is someone else's news
         if not zh and (f["en_told_past"].match(_strip(c.strip(), f["en_fillers"]))
@@ -361,12 +368,13 @@ def _zh_recall(s, lex, technical):
             clauses.append((last, end))
         last = m.end() if m else len(low)
     base = s.offset
+    sent_anchor = bool(f["zh_anchor"].search(low))  # once per sentence: clauses share it
     for i, (a, b) in enumerate(clauses):
         c = low[a:b]
         asked = s.question and (i == len(clauses) - 1 or _is_question(c, c, True, lex))
         own = f["zh_request"].sub(" ", c)
         # 最近心情怎么样, 这周睡得怎么样: Chinese drops the 我 when the speaker's own days are asked about
-        dropped = not f["zh_others"].search(c) and ((f["zh_topic"].search(c) and f["zh_anchor"].search(low))
+        dropped = not f["zh_others"].search(c) and ((f["zh_topic"].search(c) and sent_anchor)
                                                     or f["zh_past_deed"].search(c))  # 上次去医院是哪天
         mine = "我" in own or bool(f["zh_people"].search(c)) or bool(dropped)
         memory = _zh_memory(c, f)
@@ -387,7 +395,7 @@ def _zh_recall(s, lex, technical):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
-            past = (f["zh_anchor"].search(low) or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
+            past = (sent_anchor or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
                     or _ZH_PAST_WH.search(rest) or f["zh_own_when"].search(c) or f["zh_past_self"].search(c))
             so_far = not f["zh_others"].search(c) and f["zh_so_far"].search(rest)  # dropped 我: 戒烟戒了多少天了
             if wh and ((mine and (past or f["zh_slot"].search(c) or who_me)) or so_far):
@@ -436,7 +444,8 @@ def _en_recall(s, lex, technical):
     body = _strip(low, f["en_fillers"])
     advice = f["en_advice"].search(low)
     memory = f["en_memory"].search(low) or f["en_you_know"].search(low) or (s.question and _EN_RECALL_Q.match(body))
-    # "I said", "have I mentioned" ask the memory in a question or a retrieval request, not in "write a text about what I said"
+    # "I said", "have I mentioned" ask the memory in a question or a retrieval request, not in "write a text about
+    # what I said"
     said = not advice and not _EN_POLITE_ASK.match(body) and f["en_self_said"].search(low)
     anchored = f["en_anchor"].search(s.low)
     imperative = f["en_imperative"].match(body)
@@ -452,7 +461,8 @@ def _en_recall(s, lex, technical):
     elif (imperative and not technical and not advice and _EN_SELF_ANY.search(body[imperative.end():])
           and (f["en_quantifier"].search(body[imperative.end():]) or f["zh_question"].search(body) or anchored)):
         hit = imperative  # "show me everything about my knee injury": the speaker's record, asked for
-    elif s.question and not technical and not advice and not _EN_POLITE_ASK.match(body) and not f["en_small"].search(body):
+    elif (s.question and not technical and not advice and not _EN_POLITE_ASK.match(body)
+          and not f["en_small"].search(body)):
         wh = f["en_question"].match(body)
         aux = _EN_AUX_SELF.match(body)
         again = _EN_AGAIN.match(body) and (_EN_SELF_ANY.search(body) or f["en_kin"].search(body)
