@@ -206,8 +206,11 @@ class RecallTurns(Helpers):
         self.assertRecall(["List the books I said I wanted to read.", "go over what I said about things with Tom",
                            "Tell me what you know about my job.", "上次跟你吐槽的那个同事叫什么", "之前说的搬家计划是几月份",
                            "你都知道我哪些事", "我跟你提过我哥离婚的事吗"])
+        # the record as the object of a request with no subject: "pull together everything I've told you…"
+        self.assertRecall(["Pull together everything I've told you about my dad's treatment."])
         for text in ["help me write a text to my ex apologizing for what I said last night", "他说的是什么意思",
-                     "Why did I say yes to this?"]:
+                     "Why did I say yes to this?", "I forgot what I said to her, it was bad.",
+                     "Everything I said yesterday was true."]:
             with self.subTest(text=text):
                 self.assertFalse(classify(text)["recall"], text)
 
@@ -445,6 +448,11 @@ class TechnicalVeto(Helpers):
                            "I set up a cron job yesterday and it never runs", "segfault in C++ when I free twice",
                            "The 503s started after we bumped the pod memory limit, logs show OOMKilled"], "technical")
         self.assertSignal(["心态崩了，绩效C"], "personal")
+
+    def test_a_memory_word_about_code_is_technical(self):
+        # 来着 about the conversation's code, with nothing of the speaker in the clause
+        self.assertSignal(["上次那个命令是什么来着，就是查看端口占用的"], "technical")
+        self.assertEqual(classify("我上次说的那个 docker 命令是什么来着")["signal"], "recall")
 
     def test_figures_of_speech_about_code_are_vetoed(self):
         self.assertSignal(["这段代码看得我头疼", "this regex makes my head hurt"], "technical")

@@ -50,6 +50,10 @@ _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z
 # Where a question starts inside a sentence: "My sister's visiting again — what did I say…"
 _EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
 _EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
+# "…everything I've told you", "…what I said": a quantifier over the record right before the speaker's words,
+# not as the subject ("Everything I said is true")
+_EN_SUBJECT_FIRST = re.compile(r"(?:i|i'm|i've|i'll|i'd|we|we're|my|our|you|he|she|they|it|this|that|the|a|an)(?![a-z'])")
+_EN_RECORD_OBJECT = re.compile(r"(?<=\s)(?:everything|all|anything|what)\s+(?:that\s+)?$")
 # "Remember the job I applied for?"
 _EN_RECALL_Q = re.compile(r"(?:you\s+)?(?:remember|recall)\s+(?!to\b|that\b|this\b)")
 _EN_AGAIN = re.compile(r"^(?:what|who|where|when|which)(?:'s|\s+(?:is|was|are|were|did|do))\b.*(?<![a-z])again$")
@@ -383,6 +387,8 @@ def _zh_recall(s, lex, technical):
         retrieve = f["zh_retrieve"].search(c)
         anchor = f["zh_anchor"].search(c)
         hit = None
+        if memory and technical and not mine:
+            memory = None  # 上次那个命令是什么来着: the conversation's code, not the speaker's life
         if memory and (s.question or "来着" in c or _task(c, lex)):  # 列出我最近提到的人; 从我说过的来看，…吗
             hit = memory
         elif retrieve and "我" in own and (anchor or memory):
@@ -454,8 +460,9 @@ def _en_recall(s, lex, technical):
         memory = None  # "remind me how to tie a tie" asks for knowledge, not for the speaker's past
     if memory and (s.question or imperative or _task(low, lex) or low.startswith(("remind me", "tell me", "catch me"))):
         hit = memory
-    elif said and (s.question or imperative):
-        hit = said
+    elif said and (s.question or imperative or (_EN_RECORD_OBJECT.search(low[:said.start()])
+                                                and not _EN_SUBJECT_FIRST.match(body) and not _task(low, lex))):
+        hit = said  # "(pull together) everything I've told you about…": the record as the object of a request
     elif f["en_retrieve"].search(low) and _EN_SELF_ANY.search(low) and anchored:
         hit = f["en_retrieve"].search(low)  # "give me a summary of my month"
     elif (imperative and not technical and not advice and _EN_SELF_ANY.search(body[imperative.end():])
