@@ -151,7 +151,7 @@ class CaptureTest(ArchiveTest):
     def test_usage_errors_exit_2(self):
         code, out, _ = self.cli("capture_user_update", "--text", PERSONAL)
         self.assertEqual(code, 2)
-        self.assertIn("turn_id", out["error"]["message"])
+        self.assertIn("--turn-id", out["error"]["message"])  # the CLI names its flags
         code, out, _ = self.cli("finalize_capture", "--capture-id", "x", "--disposition", "maybe")
         self.assertEqual(code, 2)
 

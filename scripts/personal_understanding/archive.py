@@ -41,7 +41,7 @@ def require(root):
         raise PuError(
             "NO_ARCHIVE",
             f"no archive at {root} (memory/v2 is missing)",
-            f"Create it with: python3 scripts/init_archive.py --root {root}",
+            f"Create it with {{cmd:init_archive}} (archive root {root}).",
         )
 
 

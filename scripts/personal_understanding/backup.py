@@ -51,7 +51,7 @@ def archive_files(root):
                 if rel == "memory/archive.lock" or (name.startswith(".") and name.endswith(".tmp")):
                     continue
                 if full.is_symlink():
-                    raise PuError("BACKUP_SYMLINK", f"{rel} is a symbolic link", "Stored material must be real files; run validate_memory.py.")
+                    raise PuError("BACKUP_SYMLINK", f"{rel} is a symbolic link", "Stored material must be real files; check the archive with {cmd:validate_memory}.")
                 out.append(rel)
     return sorted(out)
 
@@ -281,7 +281,7 @@ def backup_archive(root, also_to=None, verify=None, keep=None, now=None):
     if verify is not None:
         snapshot = Path(verify) if verify else latest_snapshot(root)
         if snapshot is None:
-            raise PuError("BACKUP_NONE", "there is no snapshot to verify", "Run backup_archive.py first.")
+            raise PuError("BACKUP_NONE", "there is no snapshot to verify", "Make one with {cmd:backup_archive} first.")
         manifest, problems = verify_snapshot(snapshot)
         return {"verified": not problems, "snapshot": str(snapshot), "problems": problems,
                 "files": len((manifest or {}).get("files", [])), "archive_sha256": (manifest or {}).get("archive_sha256")}
@@ -335,10 +335,10 @@ def reminder(root, now=None, days=None):
         state = storage.read_json(paths.backup_state_path(root))
     except (OSError, ValueError):
         return {"code": "BACKUP_MISSING", "message": "this archive has never been backed up",
-                "hint": "Run python3 scripts/backup_archive.py (add --also-to DIR for a second copy)."}
+                "hint": "Make a snapshot with {cmd:backup_archive}; {arg:also_to} adds a second copy."}
     last = timeutil.parse_instant(state.get("last_backup_at") or "1970-01-01")
     age = ((now or timeutil.now()) - last).days
     if age >= days:
         return {"code": "BACKUP_OLD", "message": f"the last backup is {age} days old ({state.get('last_backup_at')})",
-                "hint": "Run python3 scripts/backup_archive.py."}
+                "hint": "Make a snapshot with {cmd:backup_archive}."}
     return None

@@ -44,15 +44,24 @@ def _check_new_id(index, capture_id):
         raise PuError("CAPTURE_ID_FORGOTTEN", f"capture id {capture_id} was forgotten and cannot be reused", "Use a new capture id.")
 
 
+def text_capture_of_turn(index, turn_id):
+    """The capture holding a turn's message (None when it is not saved)."""
+    for capture_id in index.turn_capture_ids(turn_id):
+        row = index.capture(capture_id) or {}
+        if row.get("kind") == "text" and row.get("status") != "forgotten":
+            return capture_id
+    return None
+
+
 def _turn_receipt(index, turn_id):
     receipt = index.receipt(turn_id)
     if receipt is None:
-        raise PuError("CAPTURE_NO_RECEIPT", f"turn {turn_id} has no preflight receipt", "Run preflight_context for this message first; its receipt decides whether to capture.")
+        raise PuError("CAPTURE_NO_RECEIPT", f"turn {turn_id} has no preflight receipt", "Run {cmd:preflight_context} for this message first; its receipt decides whether to capture.")
     if not receipt["requires_personal_understanding"]:
         raise PuError(
             "CAPTURE_NOT_REQUIRED",
             f"turn {turn_id} was preflighted as {receipt['tier']} ({receipt['signal']}); it does not call for a capture",
-            "If the message is personal after all, re-run preflight_context with --tier full for the same turn, then capture.",
+            "If the message is personal after all, run {cmd:preflight_context} again with {arg:tier=full} for the same turn, then capture.",
         )
     return receipt
 
@@ -164,8 +173,8 @@ def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred
         except BaseException as exc:
             raise _failed(exc) from None
     return _saved(capture_id, relpath, turn_id, lock_notice, utf8_sha256=digest, bytes=len(data), chars=len(text),
-                  next=f"Read memory with --capture-id {capture_id}, then add records citing it or finalize it as "
-                       "no-derivation-needed.")
+                  next="Read memory citing this capture ({arg:capture_id}), then add records citing it or close it with "
+                       "{cmd:finalize_capture} as no-derivation-needed.")
 
 
 _BAD_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
@@ -205,7 +214,7 @@ def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_
         try:
             if reused:
                 if sha256_hex(blob.read_bytes()) != digest:
-                    raise PuError("ATTACHMENT_BLOB_CORRUPT", f"stored {blob_rel} no longer matches its hash", "Run validate_memory.py; restore the file from a backup.")
+                    raise PuError("ATTACHMENT_BLOB_CORRUPT", f"stored {blob_rel} no longer matches its hash", "Check the archive with {cmd:validate_memory}; restore the file from a backup.")
             else:
                 storage.write_once(root, blob, data)
                 if sha256_hex(blob.read_bytes()) != digest:
@@ -245,9 +254,9 @@ def read_capture(root, relpath):
         with open(target, "rb") as handle:
             return json.loads(handle.read().decode("utf-8"))
     except FileNotFoundError:
-        raise PuError("CAPTURE_MISSING", f"{relpath} is missing", "Restore it from a backup (restore_archive.py).") from None
+        raise PuError("CAPTURE_MISSING", f"{relpath} is missing", "Restore it from a backup ({cmd:restore_archive}).") from None
     except (ValueError, UnicodeDecodeError):
-        raise PuError("CAPTURE_UNREADABLE", f"{relpath} is not valid JSON", "Restore it from a backup (restore_archive.py).") from None
+        raise PuError("CAPTURE_UNREADABLE", f"{relpath} is not valid JSON", "Restore it from a backup ({cmd:restore_archive}).") from None
 
 
 def checked_text(root, relpath, expected_sha):

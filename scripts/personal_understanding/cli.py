@@ -1,7 +1,9 @@
 """Command-line face of the registry: argparse in, one JSON object out.
 
 Exit codes: 0 success, 1 refused or failed (JSON {"error": {code, message, hint}}
-or a result whose check did not pass), 2 usage.
+or a result whose check did not pass), 2 usage. Hints and next steps name
+scripts and flags (`capture_user_update.py`, `--capture-id`), or
+`personal-understanding NAME` when run through the installed command.
 """
 
 import argparse
@@ -10,7 +12,10 @@ import sys
 
 from . import commands, paths
 from .errors import PuError
+from .surface import Surface
 from .textinput import decode_utf8
+
+CONSOLE = "personal-understanding"
 
 
 class _UsageError(Exception):
@@ -32,10 +37,12 @@ def _emit(obj, stream=None):
     stream.flush()
 
 
-def build_parser(command):
+def build_parser(command, surface=None):
+    surface = surface or Surface("cli", commands.COMMANDS)
+    render = surface.text
     parser = _Parser(
-        prog=f"{command.name}.py",
-        description=f"{command.summary}\n\n{command.description}",
+        prog=surface.command(command.name),
+        description=render(f"{command.summary}\n\n{command.description}"),
         epilog=f"Example:\n  {command.example}\n\nPrints one JSON object. Exit 0 success, 1 refused or failed, 2 usage.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -49,12 +56,12 @@ def build_parser(command):
         if param.text:
             group = parser.add_mutually_exclusive_group()
             if param.positional:
-                group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=param.help)
-            group.add_argument(param.cli_flag, dest=param.name, help=param.help)
+                group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=render(param.help))
+            group.add_argument(param.cli_flag, dest=param.name, help=render(param.help))
             group.add_argument("--file", dest=f"_{param.name}_file", metavar="PATH", help=f"Read {param.name} from a UTF-8 file.")
             group.add_argument("--stdin", dest=f"_{param.name}_stdin", action="store_true", help=f"Read {param.name} from standard input.")
             continue
-        kwargs = {"dest": param.name, "help": param.help}
+        kwargs = {"dest": param.name, "help": render(param.help)}
         if param.type == "boolean":
             kwargs["action"] = "store_true"
             kwargs["default"] = None
@@ -77,7 +84,7 @@ def build_parser(command):
             kwargs.update(nargs="?", const=param.const)
         if param.positional:  # both spellings: `script.py VALUE` and `script.py --name VALUE`
             group = parser.add_mutually_exclusive_group()
-            group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=param.help,
+            group.add_argument(f"_{param.name}_pos", nargs="?", metavar=param.name.upper(), help=render(param.help),
                                type=kwargs.get("type"))
             group.add_argument(param.cli_flag, **kwargs)
         else:
@@ -133,40 +140,57 @@ def collect_arguments(command, ns):
     return commands.check_arguments(command, args, surface="cli")
 
 
-def main(name, argv=None):
+def main(name, argv=None, console=False):
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(encoding="utf-8")
         except (AttributeError, ValueError):
             pass
     command = commands.get(name)
-    parser = build_parser(command)
+    surface = Surface("cli", commands.COMMANDS, cli_command=CONSOLE if console else None)
+
+    def emit(obj):
+        _emit(surface.fields(obj))
+
+    parser = build_parser(command, surface)
     try:
         ns = parser.parse_args(argv)
     except _UsageError as exc:
         parser.print_usage(sys.stderr)
-        _emit({"error": {"code": "USAGE", "message": str(exc), "hint": f"Run {command.name}.py --help."}})
+        emit({"error": {"code": "USAGE", "message": str(exc), "hint": f"Run {surface.command(name)} --help."}})
         return 2
     root = paths.resolve_root(ns.root)
     try:
         args = collect_arguments(command, ns)
     except PuError as exc:
         parser.print_usage(sys.stderr)
-        _emit({"error": exc.to_dict()})
+        emit({"error": exc.to_dict()})
         return 2 if exc.code == "BAD_ARGUMENT" else 1
     try:
         result = command.function()(root, **args)
     except PuError as exc:
-        _emit({"error": exc.to_dict()})
+        emit({"error": exc.to_dict()})
         return 1
     except Exception as exc:  # a bug: say so plainly, keep the traceback for the maintainer
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-        _emit({"error": {"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}",
-                         "hint": "This is a bug; the traceback is on stderr. Run validate_memory.py to check the archive."}})
+        emit({"error": {"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}",
+                        "hint": "This is a bug; the traceback is on stderr. Check the archive with {cmd:validate_memory}."}})
         return 1
     for line in command.stderr_lines(result) if command.stderr_lines else ():
-        print(line, file=sys.stderr)
-    _emit(result)
+        print(surface.text(line), file=sys.stderr)
+    emit(result)
     return 0 if command.ok is None or command.ok(result) else 1
+
+
+def console_main(argv=None):
+    """`personal-understanding NAME [ARGS]`: every registry command from one installed program."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands.BY_NAME:
+        names = ", ".join(c.name for c in commands.COMMANDS)
+        stream = sys.stdout if argv and argv[0] in ("-h", "--help") else sys.stderr
+        print(f"usage: {CONSOLE} COMMAND [ARGS]   ({CONSOLE} COMMAND --help for one command)\n\ncommands: {names}",
+              file=stream)
+        return 0 if stream is sys.stdout else 2
+    return main(argv[0], argv[1:], console=True)

@@ -1,6 +1,7 @@
 """references/commands.md, generated from the registry so docs and code cannot drift."""
 
 from . import commands, paths
+from .surface import Surface
 
 HEADER = """# Commands
 
@@ -9,6 +10,10 @@ Generated from the command registry (`scripts/personal_understanding/commands.py
 script (`python3 scripts/<name>.py ...`, one JSON object on stdout; exit 0 success, 1 refused or
 failed, 2 usage) and an MCP tool with the same parameters. Every script takes `--root DIR`
 (default: `$PU_HOME`, else the skill folder).
+
+The MCP server offers one tool profile. `default` (no option) has the turn tools, made for an agent
+mid-chat: {default}. `--tools all` adds every other command. Over MCP, hints and next steps name
+tools and their arguments; on the command line, scripts and flags.
 """
 
 
@@ -20,12 +25,20 @@ def _flag(param):
 
 
 def render():
-    out = [HEADER, "| Script | MCP tool | What it does |", "|---|---|---|"]
+    text = Surface("doc", commands.COMMANDS).text
+    default = {c.name for c in commands.profile("default")}
+    header = HEADER.format(default=", ".join(f"`{c.tool}`" for c in commands.profile("default")))
+    out = [header, "| Script | MCP tool | Profile | What it does |", "|---|---|---|---|"]
     for cmd in commands.COMMANDS:
-        out.append(f"| [`{cmd.name}.py`](#{cmd.name}) | `{cmd.tool}` | {cmd.summary} |")
+        out.append(f"| [`{cmd.name}.py`](#{cmd.name}) | `{cmd.tool}` | {'default' if cmd.name in default else 'all'} "
+                   f"| {text(cmd.summary)} |")
     for cmd in commands.COMMANDS:
-        out += ["", f"## {cmd.name}", "", f"`scripts/{cmd.name}.py` — MCP tool `{cmd.tool}`", "", cmd.description, ""]
-        traits = [t for t, on in (("read-only", cmd.read_only), ("destructive", cmd.destructive),
+        out += ["", f"## {cmd.name}", "", f"`scripts/{cmd.name}.py` — MCP tool `{cmd.tool}`", "", text(cmd.description), ""]
+        if cmd.covers:
+            out += ["Folds in: " + ", ".join(f"[`{c}`](#{c})" for c in cmd.covers) + ".", ""]
+        traits = [t for t, on in (("read-only", cmd.read_only and not cmd.writes_trace),
+                                  ("reads; appends a retrieval trace", cmd.read_only and cmd.writes_trace),
+                                  ("destructive", cmd.destructive),
                                   ("idempotent", cmd.idempotent), ("takes `--json FILE|-`", cmd.json_input)) if on]
         if traits:
             out += ["Traits: " + ", ".join(traits) + ".", ""]
@@ -35,7 +48,7 @@ def render():
                 kind = p.type if p.type != "array" else f"array of {p.items}"
                 if p.enum:
                     kind += " (" + " \\| ".join(map(str, p.enum)) + ")"
-                meaning = p.help + (f" Default: `{p.default}`." if p.default not in (None, False) else "")
+                meaning = text(p.help) + (f" Default: `{p.default}`." if p.default not in (None, False) else "")
                 out.append(f"| `{p.name}` | {kind} | {'yes' if p.required else ''} | {_flag(p)} | {meaning} |")
             out.append("")
         out += ["Example:", "", "```", cmd.example, "```"]

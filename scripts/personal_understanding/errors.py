@@ -25,7 +25,7 @@ class PuError(Exception):
 
 def usage(message, hint=""):
     """Bad arguments: the caller asked for something that cannot be done as asked."""
-    return PuError("BAD_ARGUMENT", message, hint or "Run the command with --help for its arguments.")
+    return PuError("BAD_ARGUMENT", message, hint or "See the command's arguments (its help, or the tool's input schema).")
 
 
 class Problem:

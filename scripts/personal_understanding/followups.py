@@ -35,10 +35,24 @@ def due_from_rule(rule, created):
 def add_followup(root, question, capture_id, context=None, expectation=None, due_at=None, due_rule=None, id=None,
                  now=None):
     archive.require(root)
-    if not (question or "").strip():
+    moment = now or timeutil.now()
+    with storage.archive_lock(root, "add_followup"):
+        index = open_index(root)
+        item = prepare_followup(index, moment, question=question, capture_id=capture_id, context=context,
+                                expectation=expectation, due_at=due_at, due_rule=due_rule, id=id)
+        storage.append_jsonl(root, paths.followups_path(root), item)
+    out = {"id": item["id"], "followup": item}
+    if item["due_at"] is None:
+        out["warnings"] = ["no due_at or due_rule: it will be listed as undated, never as due"]
+    return out
+
+
+def prepare_followup(index, moment, question, capture_id, context=None, expectation=None, due_at=None, due_rule=None,
+                     id=None, taken=()):
+    """Validate and build a new follow-up row. `taken`: ids about to be written with it. Writes nothing."""
+    if not isinstance(question, str) or not question.strip():
         raise PuError("BAD_ARGUMENT", "a follow-up needs a question", "Pass in {arg:question} what to ask when it is due.")
     paths.check_id(capture_id, "capture id")
-    moment = now or timeutil.now()
     if due_at is not None:
         due = timeutil.iso(timeutil.parse_instant(due_at, "due_at"))
     elif due_rule is not None:
@@ -47,25 +61,18 @@ def add_followup(root, question, capture_id, context=None, expectation=None, due
         due = None
     if id:
         paths.check_id(id, "follow-up id")
-    with storage.archive_lock(root, "add_followup"):
-        index = open_index(root)
-        fid = id or paths.fresh_id(lambda: paths.new_id("fu", moment), lambda f: index.followup(f) is not None)
-        row = index.capture(capture_id)
-        if row is None or row["status"] == "forgotten":
-            raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive",
-                          "A follow-up cites the capture of the words that raised it.")
-        if index.followup(fid) is not None:
-            raise PuError("FOLLOWUP_ID_EXISTS", f"follow-up {fid} already exists", "Leave out {arg:id} to get a new one, or resolve the existing one with {cmd:resolve_followup}.")
-        stamp = timeutil.iso(moment)
-        item = {"id": fid, "version": 1, "question": question.strip(), "context": context, "expectation": expectation,
-                "due_at": due, "due_rule": due_rule, "capture_id": capture_id, "created_at": stamp,
-                "said_at": row.get("occurred_at") or row.get("captured_at"), "status": "open",
-                "last_checked_at": None, "resolution": None, "updated_at": stamp}
-        storage.append_jsonl(root, paths.followups_path(root), item)
-    out = {"id": fid, "followup": item}
-    if due is None:
-        out["warnings"] = ["no due_at or due_rule: it will be listed as undated, never as due"]
-    return out
+    fid = id or paths.fresh_id(lambda: paths.new_id("fu", moment), lambda f: index.followup(f) is not None or f in taken)
+    row = index.capture(capture_id)
+    if row is None or row["status"] == "forgotten":
+        raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive",
+                      "A follow-up cites the capture of the words that raised it.")
+    if index.followup(fid) is not None or fid in taken:
+        raise PuError("FOLLOWUP_ID_EXISTS", f"follow-up {fid} already exists", "Leave out {arg:id} to get a new one, or resolve the existing one with {cmd:resolve_followup}.")
+    stamp = timeutil.iso(moment)
+    return {"id": fid, "version": 1, "question": question.strip(), "context": context, "expectation": expectation,
+            "due_at": due, "due_rule": due_rule, "capture_id": capture_id, "created_at": stamp,
+            "said_at": row.get("occurred_at") or row.get("captured_at"), "status": "open",
+            "last_checked_at": None, "resolution": None, "updated_at": stamp}
 
 
 def prompt_for(root, item):
@@ -148,6 +155,15 @@ def followup_check(root, as_of=None, horizon=3, now=None):
 
 def resolve_followup(root, id, resolution, note, capture_id=None, now=None):
     archive.require(root)
+    stamp = timeutil.iso(now or timeutil.now())
+    with storage.archive_lock(root, "resolve_followup"):
+        version = prepare_resolution(open_index(root), stamp, id, resolution, note, capture_id)
+        storage.append_jsonl(root, paths.followups_path(root), version)
+    return {"id": id, "status": resolution, "resolution": version["resolution"]}
+
+
+def prepare_resolution(index, stamp, id, resolution, note, capture_id=None):
+    """Validate and build the closing version of an open follow-up. Writes nothing."""
     paths.check_id(id, "follow-up id")
     if resolution not in CHANNELS:
         raise PuError("BAD_ARGUMENT", f"resolution must be one of {', '.join(CHANNELS)}", "answered: the user answered; declined: they would rather not say; resolved: it no longer applies.")
@@ -156,19 +172,15 @@ def resolve_followup(root, id, resolution, note, capture_id=None, now=None):
     except PuError:
         raise PuError("FOLLOWUP_NOTE_REQUIRED", "closing a follow-up needs a specific note",
                       "Say what happened, e.g. 'she got the offer, starts in March' or 'user prefers not to talk about it'.") from None
-    stamp = timeutil.iso(now or timeutil.now())
-    with storage.archive_lock(root, "resolve_followup"):
-        index = open_index(root)
-        item = index.followup(id)
-        if item is None:
-            raise PuError("FOLLOWUP_NOT_FOUND", f"no follow-up {id}", "List them with followup_check.")
-        if item["status"] != "open":
-            raise PuError("FOLLOWUP_CLOSED", f"follow-up {id} is already {item['status']}", "Closed rows stay as they are.")
-        if capture_id is not None:
-            row = index.capture(capture_id)
-            if row is None or row["status"] == "forgotten":
-                raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive", "Pass the capture_id of the user's answer as returned by {cmd:capture_user_update}, or leave it out.")
-        version = dict(item, version=item["version"] + 1, status=resolution, updated_at=stamp,
-                       resolution={"channel": resolution, "note": note, "capture_id": capture_id, "at": stamp})
-        storage.append_jsonl(root, paths.followups_path(root), version)
-    return {"id": id, "status": resolution, "resolution": version["resolution"]}
+    item = index.followup(id)
+    if item is None:
+        raise PuError("FOLLOWUP_NOT_FOUND", f"no follow-up {id}", "List them with {cmd:followup_check}.")
+    if item["status"] != "open":
+        raise PuError("FOLLOWUP_CLOSED", f"follow-up {id} is already {item['status']}", "Closed rows stay as they are.")
+    if capture_id is not None:
+        row = index.capture(capture_id)
+        if row is None or row["status"] == "forgotten":
+            raise PuError("FOLLOWUP_CAPTURE_UNKNOWN", f"capture {capture_id} is not in the archive",
+                          "Pass the capture_id of the user's answer as returned by {cmd:capture_user_update}, or leave it out.")
+    return dict(item, version=item["version"] + 1, status=resolution, updated_at=stamp,
+                resolution={"channel": resolution, "note": note, "capture_id": capture_id, "at": stamp})

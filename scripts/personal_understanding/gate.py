@@ -21,7 +21,7 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
     next_steps = []
     if receipt is None:
         gates["turn_receipt"] = {"ok": False, "detail": f"no receipt for turn {turn_id}"}
-        next_steps.append("Run preflight_context for this turn's message first.")
+        next_steps.append("Start the turn with {cmd:preflight_context} (the user's message) first.")
         required = False
     else:
         required = receipt["requires_personal_understanding"]
@@ -47,11 +47,12 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
     else:
         gates["captured"] = {"ok": text_saved, "required": True, "capture_ids": capture_ids}
         if not text_saved:
-            next_steps.append("Capture the exact message with capture_user_update for this turn.")
+            next_steps.append("Save the exact message with {cmd:capture_user_update} for this turn.")
         open_ids = [r["capture_id"] for r in captures if r["status"] not in ("derived", "no-derivation-needed")]
         gates["closed"] = {"ok": text_saved and not open_ids, "required": True, "open_capture_ids": open_ids}
         if open_ids:
-            next_steps.append("Finalize " + ", ".join(open_ids) + " (derived after adding records, or no-derivation-needed with a reason).")
+            next_steps.append("Close " + ", ".join(open_ids) + " with {cmd:finalize_capture} (derived after adding records, "
+                              "or no-derivation-needed with a {arg:reason}).")
 
     if full:
         report = validate(root)
@@ -65,12 +66,12 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
     gates["structure"] = {"ok": structure_ok, "status": structure, "scope": "full" if full else "changed",
                           "problems": structure_problems}
     if not structure_ok:
-        next_steps.append("Run validate_memory.py and fix the problems listed under gates.structure."
-                          if structure == "failed" else "Structure has warnings: review them, or pass --allow-warnings.")
+        next_steps.append("Run {cmd:validate_memory} and fix the problems listed under gates.structure."
+                          if structure == "failed" else "Structure has warnings: review them, or pass {arg:allow_warnings=true}.")
 
     pending = index.pending_capture_ids()
     if pending:
-        next_steps.append(f"{len(pending)} capture(s) in the archive are still pending: finalize them.")
+        next_steps.append(f"{len(pending)} capture(s) in the archive are still pending: close them with {{cmd:finalize_capture}}.")
     met = all(g["ok"] for g in gates.values()) and not pending
     from .backup import reminder
 

@@ -33,41 +33,63 @@ def add_hypothesis(root, claim, supports, id=None, title=None, mechanism=None, c
                    scope=None, confidence=None, kind="hypothesis", expires_at=None, domain=None, entity_refs=None,
                    sensitivity=None, now=None):
     archive.require(root)
-    if kind not in ("hypothesis", "intent"):
-        raise PuError("BAD_ARGUMENT", "kind must be hypothesis or intent", "hypothesis: a lasting guess; intent: a short-lived guess about what the user wants now.")
-    if not (claim or "").strip():
-        raise PuError("BAD_ARGUMENT", "a hypothesis needs a claim", "State the guess in {arg:claim}, worded as a guess.")
     moment = now or timeutil.now()
-    if kind == "intent":
-        expires_at = timeutil.iso(timeutil.parse_instant(expires_at, "expires_at")) if expires_at else \
-            timeutil.iso(moment + dt.timedelta(days=INTENT_DAYS))
-    elif expires_at is not None:
-        raise PuError("BAD_ARGUMENT", "expires_at belongs to intent guesses", "Leave out {arg:expires_at}, or pass {arg:kind=intent} for a short-lived guess.")
+    fields = {"claim": claim, "supports": supports, "id": id, "title": title, "mechanism": mechanism,
+              "contradicts": contradicts, "alternatives": alternatives, "scope": scope, "confidence": confidence,
+              "kind": kind, "expires_at": expires_at, "domain": domain, "entity_refs": entity_refs,
+              "sensitivity": sensitivity}
     with storage.archive_lock(root, "add_hypothesis") as notice:
         index = open_index(root)
-        missing = [s for s in supports or () if index.record(s) is None]
-        if missing:
-            raise PuError("HYPOTHESIS_SUPPORT_UNKNOWN", f"supporting record(s) {', '.join(missing)} do not exist", "Cite ids of existing records ({cmd:retrieve_v2} shows them); nothing was written.")
-        dated = {evidence_date(index, index.record(s)) for s in dict.fromkeys(supports or ())}
-        if len(set(supports or ())) < 2 or len(dated) < 2:
-            raise PuError(
-                "HYPOTHESIS_NEEDS_SUPPORT",
-                "a hypothesis needs at least two independent supporting records from different dates",
-                "One event alone is not a pattern: keep it as an event, and propose the hypothesis when it recurs.",
-                {"supports": list(supports or ()), "dates": sorted(dated)},
-            )
-        fields = {"kind": kind, "id": id, "title": title or claim.strip()[:80], "summary": claim.strip(),
-                  "claim": claim.strip(), "mechanism": mechanism, "supports": list(dict.fromkeys(supports)),
-                  "contradicts": contradicts, "alternatives": alternatives, "scope": scope, "confidence": confidence,
-                  "expires_at": expires_at, "domain": domain, "entity_refs": entity_refs, "sensitivity": sensitivity,
-                  "layer": "model_hypothesis", "status": "candidate"}
-        rec, extra, report = prepare(root, index, fields, moment, allow_duplicate=False)
+        rec, extra, report = prepare_hypothesis(root, index, fields, moment)
         append_versions(root, [rec] + extra)
         index.refresh()
         out = _result(index, rec, extra, report, notice)
     if not rec.get("contradicts"):
         out["warnings"].append("no counter-evidence listed: look for what would contradict it before relying on it")
     return out
+
+
+def prepare_hypothesis(root, index, fields, moment, pending=None):
+    """Validate and build a hypothesis record. `pending`: records about to be written with it. Writes nothing."""
+    pending = pending or {}
+    claim = fields.get("claim")
+    supports = fields.get("supports")
+    kind = fields.get("kind") or "hypothesis"
+    expires_at = fields.get("expires_at")
+    if kind not in ("hypothesis", "intent"):
+        raise PuError("BAD_ARGUMENT", "kind must be hypothesis or intent", "hypothesis: a lasting guess; intent: a short-lived guess about what the user wants now.")
+    if not isinstance(claim, str) or not claim.strip():
+        raise PuError("BAD_ARGUMENT", "a hypothesis needs a claim", "State the guess in {arg:claim}, worded as a guess.")
+    if supports is not None and not (isinstance(supports, list) and all(isinstance(s, str) for s in supports)):
+        raise PuError("BAD_ARGUMENT", "supports must be a list of record ids", "Pass {arg:supports} as the ids of two or more records.")
+    if kind == "intent":
+        expires_at = timeutil.iso(timeutil.parse_instant(expires_at, "expires_at")) if expires_at else \
+            timeutil.iso(moment + dt.timedelta(days=INTENT_DAYS))
+    elif expires_at is not None:
+        raise PuError("BAD_ARGUMENT", "expires_at belongs to intent guesses", "Leave out {arg:expires_at}, or pass {arg:kind=intent} for a short-lived guess.")
+
+    def lookup(rid):
+        return pending.get(rid) or index.record(rid)
+    missing = [s for s in supports or () if lookup(s) is None]
+    if missing:
+        raise PuError("HYPOTHESIS_SUPPORT_UNKNOWN", f"supporting record(s) {', '.join(missing)} do not exist",
+                      "Cite ids of existing records ({cmd:retrieve_v2} shows them); nothing was written.")
+    dated = {evidence_date(index, lookup(s)) for s in dict.fromkeys(supports or ())}
+    if len(set(supports or ())) < 2 or len(dated) < 2:
+        raise PuError(
+            "HYPOTHESIS_NEEDS_SUPPORT",
+            "a hypothesis needs at least two independent supporting records from different dates",
+            "One event alone is not a pattern: keep it as an event, and propose the hypothesis when it recurs.",
+            {"supports": list(supports or ()), "dates": sorted(dated)},
+        )
+    record = {"kind": kind, "id": fields.get("id"), "title": fields.get("title") or claim.strip()[:80],
+              "summary": claim.strip(), "claim": claim.strip(), "mechanism": fields.get("mechanism"),
+              "supports": list(dict.fromkeys(supports)), "contradicts": fields.get("contradicts"),
+              "alternatives": fields.get("alternatives"), "scope": fields.get("scope"),
+              "confidence": fields.get("confidence"), "expires_at": expires_at, "domain": fields.get("domain"),
+              "entity_refs": fields.get("entity_refs"), "sensitivity": fields.get("sensitivity"),
+              "layer": "model_hypothesis", "status": "candidate"}
+    return prepare(root, index, record, moment, allow_duplicate=False, pending=pending)
 
 
 def review_hypothesis(root, id, status, note, capture_id=None, now=None):

@@ -44,7 +44,7 @@ def finalize(root, capture_id, disposition, reason=None, now=None):
         index = open_index(root)
         row = index.capture(capture_id)
         if row is None:
-            raise PuError("CAPTURE_NOT_FOUND", f"no capture {capture_id} in the ledger", "Check the id returned by capture_user_update.")
+            raise PuError("CAPTURE_NOT_FOUND", f"no capture {capture_id} in the ledger", "Check the id returned by {cmd:capture_user_update}.")
         if row["status"] == "forgotten":
             raise PuError("CAPTURE_FORGOTTEN", f"capture {capture_id} was forgotten", "A forgotten capture needs no closing; nothing was changed.")
         record_ids = index.records_citing(capture_id)
@@ -52,7 +52,7 @@ def finalize(root, capture_id, disposition, reason=None, now=None):
             raise PuError(
                 "LEDGER_NO_RECORDS",
                 f"capture {capture_id} has no record citing it, so it cannot be `derived`",
-                "Add at least one record with capture_ids=[...] first, or finalize as no-derivation-needed with a reason.",
+                "Add at least one record citing it ({arg:capture_ids}) first, or close it as no-derivation-needed with a {arg:reason}.",
             )
         if row["status"] == "derived" and disposition == "no-derivation-needed":
             raise PuError("LEDGER_ALREADY_DERIVED", f"capture {capture_id} is already derived into {', '.join(record_ids)}", "Nothing to do.")
@@ -74,7 +74,7 @@ def finalize(root, capture_id, disposition, reason=None, now=None):
         "record_ids": record_ids,
         "changed": not unchanged,
         "turn_id": row.get("turn_id"),
-        "next": f"Run session_check --turn-id {row.get('turn_id')} before telling the user it is saved." if row.get("turn_id") else "",
+        "next": f"Run {{cmd:session_check}} for turn {row.get('turn_id')} before telling the user it is saved." if row.get("turn_id") else "",
     }
     if lock_notice:
         out["warnings"] = [lock_notice]

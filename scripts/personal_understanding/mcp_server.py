@@ -1,8 +1,10 @@
 """MCP face of the registry: JSON-RPC 2.0 over stdio, one message per line.
 
-Every registry command marked `mcp` is a tool with the same parameters and
-description as its script. The skill's contract (SKILL.md), its references and
-an archive survey are resources.
+The server offers one tool profile (commands.PROFILES): `default`, made for
+chat turns, or `all`, every registry command. Each tool has the same
+parameters and description as its script; hints and next steps are rendered
+for this surface (tools and their arguments, never scripts and flags).
+Resources, templates and prompts are in mcp_resources.py.
 
 Protocol rules this module keeps:
 - stdout carries protocol messages only; logs and tracebacks go to stderr, and
@@ -25,8 +27,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import __version__, archive, commands, inputs, paths
+from . import __version__, archive, commands, inputs, mcp_resources, paths
 from .errors import PuError
+from .surface import Surface
 
 SERVER_NAME = "personal-understanding"
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -46,20 +49,18 @@ RESOURCE_NOT_FOUND = -32002
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
 INSTRUCTIONS = (
-    "Every user turn: call personal_preflight_turn with the user's exact message before answering; when its tier "
-    "is full, save the same text with personal_capture_user_turn and keep the capture_id. "
-    "Then read what the archive already knows{read_tool}, add records citing the capture, and close it with "
-    "personal_finalize_capture (derived, or no-derivation-needed with a specific reason). "
-    "Finish with personal_session_check: never tell the user anything was saved unless it returns "
-    "may_claim_saved true."
+    "Every user message: call personal_turn with the exact message before answering. When it saved the message "
+    "(captured true), answer, then call personal_remember once with the turn_id and what the message adds (records, "
+    "state changes, follow-ups), or a specific reason why nothing is new. Never tell the user anything was saved "
+    "unless personal_remember returned may_claim_saved true. For questions to the memory, answer from the turn's "
+    "recall or call personal_recall with the turn_id; read the words (mode deep) before quoting the user."
 )
-READ_TOOL = "personal_retrieve"
 
 SURVEY_COMMAND = "catalog_context"
 SURVEY_ARGUMENTS = {"view": "survey", "maintenance": True}
-SKILL_URI = "personal://skill"
-SURVEY_URI = "personal://survey"
-REFERENCE_PREFIX = "personal://references/"
+SKILL_URI = mcp_resources.SKILL_URI
+SURVEY_URI = mcp_resources.SURVEY_URI
+REFERENCE_PREFIX = mcp_resources.REFERENCE_PREFIX
 
 
 class RpcError(Exception):
@@ -90,23 +91,15 @@ def _valid_id(value):
 
 
 def _title(command):
-    explicit = getattr(command, "title", None)
-    if isinstance(explicit, str) and explicit:
-        return explicit
     name = command.tool[len("personal_"):] if command.tool.startswith("personal_") else command.tool
     return name.replace("_", " ").capitalize()
 
 
 def instructions():
-    has_read = _find_command(lambda c: getattr(c, "mcp", True) and c.tool == READ_TOOL) is not None
-    return INSTRUCTIONS.format(read_tool=f" ({READ_TOOL} with the capture_id)" if has_read else "")
+    return INSTRUCTIONS
 
 
-def doc_dir():
-    """Where SKILL.md and references/ are: the skill folder, else the installed data folder."""
-    if paths.is_skill_folder(paths.SKILL_DIR):
-        return paths.SKILL_DIR
-    return Path(sys.prefix) / "share" / "personal-understanding"
+doc_dir = mcp_resources.doc_dir
 
 
 def _find_command(predicate):
@@ -130,9 +123,11 @@ def tool_error(error):
 class Server:
     """The protocol state of one client connection. Not thread-safe: one message at a time."""
 
-    def __init__(self, root, log=None, allowed_dirs=()):
+    def __init__(self, root, log=None, allowed_dirs=(), tools="default"):
         self.root = root
         self.allowed_dirs = tuple(allowed_dirs)  # folders path arguments may reach (inputs.confine)
+        self.profile = tools
+        commands.profile(tools)  # an unknown profile fails here, before any client connects
         self.protocol_version = None
         self.client_info = None
         self.initialized = False
@@ -143,8 +138,10 @@ class Server:
             "tools/list": self._list_tools,
             "tools/call": self._call_tool,
             "resources/list": self._list_resources,
-            "resources/templates/list": lambda params: {"resourceTemplates": []},
+            "resources/templates/list": lambda params: {"resourceTemplates": list(mcp_resources.TEMPLATES)},
             "resources/read": self._read_resource,
+            "prompts/list": lambda params: {"prompts": mcp_resources.list_prompts()},
+            "prompts/get": self._get_prompt,
         }
 
     def log(self, text):
@@ -237,27 +234,33 @@ class Server:
         self.log(f"initialize from {who}: protocol {requested!r} -> {self.protocol_version}")
         return {
             "protocolVersion": self.protocol_version,
-            "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}},
+            "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False},
+                             "prompts": {"listChanged": False}},
             "serverInfo": {"name": SERVER_NAME, "title": "Personal Understanding", "version": __version__},
             "instructions": instructions(),
         }
 
     # --- tools ------------------------------------------------------------
 
+    def offered(self):
+        """The commands of this server's tool profile (read at call time: tests swap the registry)."""
+        return commands.profile(self.profile)
+
+    def surface(self):
+        return Surface("mcp", commands.COMMANDS, offered=self.offered())
+
     def tool_definitions(self):
+        surface = self.surface()
         tools = []
-        for command in commands.COMMANDS:
-            if not getattr(command, "mcp", True):
-                continue
+        for command in self.offered():
             tools.append({
                 "name": command.tool,
                 "title": _title(command),
-                "description": command.description,
-                "inputSchema": command.input_schema(),
+                "description": surface.text(f"{command.summary} {command.description}"),
+                "inputSchema": command.input_schema(render=surface.text),
                 "outputSchema": command.output_schema(),
                 "annotations": {
-                    "title": _title(command),
-                    "readOnlyHint": bool(command.read_only),
+                    "readOnlyHint": not command.modifies,
                     "destructiveHint": bool(command.destructive),
                     "idempotentHint": bool(command.idempotent),
                     "openWorldHint": False,
@@ -272,9 +275,11 @@ class Server:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, 'invalid params: tools/call needs the tool\'s "name"')
-        command = _find_command(lambda c: getattr(c, "mcp", True) and c.tool == name)
+        command = next((c for c in self.offered() if c.tool == name), None)
         if command is None:
-            raise RpcError(INVALID_PARAMS, f"unknown tool: {name}")
+            elsewhere = _find_command(lambda c: getattr(c, "mcp", True) and c.tool == name)
+            raise RpcError(INVALID_PARAMS, f"unknown tool: {name}" + (
+                f" (this server offers the {self.profile} tool profile; {name} is in the full profile)" if elsewhere else ""))
         arguments = params.get("arguments")
         return self.run_command(command, {} if arguments is None else arguments)
 
@@ -287,43 +292,26 @@ class Server:
             with contextlib.redirect_stdout(sys.stderr):
                 result = function(self.root, **args)
         except PuError as exc:
-            return tool_error(exc.to_dict())
+            return tool_error(self.surface().fields(exc.to_dict()))
         except (Exception, SystemExit) as exc:  # a bug: the model gets a plain message, the maintainer the traceback
             self.log(f"{command.tool} raised:\n{traceback.format_exc()}")
-            return tool_error({"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}",
-                               "hint": "This is a bug in the server, not in your call; the traceback is in the server's log. "
-                                       "Run personal_validate to check the archive."})
+            return tool_error(self.surface().fields({
+                "code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}",
+                "hint": "This is a bug in the server, not in your call; the traceback is in the server's log. "
+                        "Check the archive with {cmd:validate_memory}."}))
         if not isinstance(result, dict):
             result = {"result": result}
         try:
-            return tool_result(result)
+            return tool_result(self.surface().fields(result))
         except (TypeError, ValueError) as exc:
             self.log(f"{command.tool} returned a result that is not JSON: {exc}")
             return tool_error({"code": "INTERNAL_ERROR", "message": f"the result could not be encoded as JSON: {exc}",
                                "hint": "This is a bug in the server; the operation itself may have completed."})
 
-    # --- resources --------------------------------------------------------
-
-    def _references(self):
-        folder = doc_dir() / "references"
-        try:
-            return sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
-        except OSError:
-            return []
+    # --- resources and prompts --------------------------------------------
 
     def _list_resources(self, params):
-        resources = [
-            {"uri": SKILL_URI, "name": "skill", "title": "The agent contract (SKILL.md)",
-             "description": "When to call which tool, in which order, and when the agent may say it saved something.",
-             "mimeType": "text/markdown"},
-            {"uri": SURVEY_URI, "name": "survey", "title": "Archive survey",
-             "description": "A bounded overview of what the archive holds (read as maintenance, traced).",
-             "mimeType": "application/json"},
-        ]
-        for path in self._references():
-            resources.append({"uri": REFERENCE_PREFIX + path.stem, "name": f"references/{path.name}",
-                              "title": f"Policy: {path.stem}", "mimeType": "text/markdown"})
-        return {"resources": resources}
+        return {"resources": mcp_resources.list_resources()}
 
     def _read_resource(self, params):
         uri = params.get("uri")
@@ -331,20 +319,32 @@ class Server:
             raise RpcError(INVALID_PARAMS, 'invalid params: resources/read needs a "uri"')
         if uri == SURVEY_URI:
             return self._contents(uri, "application/json", self.survey_text())
-        if uri == SKILL_URI:
-            path = doc_dir() / "SKILL.md"
-        elif uri.startswith(REFERENCE_PREFIX):
-            stem = uri[len(REFERENCE_PREFIX):]
-            path = next((p for p in self._references() if p.stem == stem), None)
-        else:
-            path = None
         try:
-            text = path.read_text(encoding="utf-8") if path is not None else None
-        except OSError:
-            text = None
+            item = mcp_resources.read_item(self.root, uri)
+        except mcp_resources.NotFound:
+            raise RpcError(RESOURCE_NOT_FOUND, f"resource not found: {uri}", {"uri": uri}) from None
+        except mcp_resources.BadRequest as exc:
+            raise RpcError(INTERNAL_ERROR, f"cannot serve {uri}: {exc}", {"uri": uri}) from None
+        except PuError as exc:
+            raise RpcError(INTERNAL_ERROR, f"cannot serve {uri}: {exc.code}: {exc.message}", {"uri": uri}) from None
+        if item is not None:
+            return self._contents(uri, "application/json", item)
+        text = mcp_resources.read_document(uri)
         if text is None:
             raise RpcError(RESOURCE_NOT_FOUND, f"resource not found: {uri}", {"uri": uri})
         return self._contents(uri, "text/markdown", text)
+
+    def _get_prompt(self, params):
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise RpcError(INVALID_PARAMS, 'invalid params: prompts/get needs the prompt\'s "name"')
+        arguments = params.get("arguments")
+        try:
+            return mcp_resources.get_prompt(name, {} if arguments is None else arguments)
+        except mcp_resources.NotFound:
+            raise RpcError(INVALID_PARAMS, f"unknown prompt: {name}") from None
+        except mcp_resources.BadRequest as exc:
+            raise RpcError(INVALID_PARAMS, f"invalid params: {exc}") from None
 
     @staticmethod
     def _contents(uri, mime, text):
@@ -410,9 +410,9 @@ def _writer(stream):
     return write
 
 
-def serve(stdin, stdout, root, log=None, allowed_dirs=()):
+def serve(stdin, stdout, root, log=None, allowed_dirs=(), tools="default"):
     """Answer messages from `stdin` on `stdout` until end of input. Returns the exit code (0)."""
-    server = Server(root, log=log, allowed_dirs=allowed_dirs)
+    server = Server(root, log=log, allowed_dirs=allowed_dirs, tools=tools)
     write = _writer(stdout)
     try:
         for raw in _lines(stdin, MAX_LINE_BYTES):
@@ -467,6 +467,9 @@ def main(argv=None):
     parser.add_argument("--allow-dir", action="append", default=[], metavar="DIR",
                         help="A folder whose files tools may read (imports, attachments, snapshots) and where a backup "
                              "may be mirrored. Repeatable. Without it only the archive's imports/ and backups/ are reachable.")
+    parser.add_argument("--tools", choices=sorted(commands.PROFILES), default="default",
+                        help="Tool profile: default (the turn tools, made for chat: a few KB of tools/list) or all "
+                             "(every command, fine-grained and maintenance).")
     parser.add_argument("--version", action="version", version=f"personal-understanding {__version__}")
     args = parser.parse_args(argv)
     try:
@@ -477,11 +480,11 @@ def main(argv=None):
     server_log = Server(None).log
     root = paths.resolve_root(args.root)
     ensure_archive(root, server_log)
-    server_log(f"{__version__} serving archive {root} (protocol up to {LATEST_PROTOCOL})")
+    server_log(f"{__version__} serving archive {root} with the {args.tools} tool profile (protocol up to {LATEST_PROTOCOL})")
     for folder in args.allow_dir:
         server_log(f"path arguments may reach {os.path.realpath(os.path.expanduser(folder))}")
     try:
-        return serve(proto_in, proto_out, root, allowed_dirs=args.allow_dir)
+        return serve(proto_in, proto_out, root, allowed_dirs=args.allow_dir, tools=args.tools)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -249,18 +249,18 @@ def render_turn(root, index, turn_id, traces, generated_at):
 def _turns(index, turn_id, latest):
     if (turn_id is None) == (latest is None):
         raise PuError("BAD_ARGUMENT", "give exactly one of turn_id or latest",
-                      "Use --turn-id T for one turn, or --latest N for the most recent N turns.")
+                      "Use {arg:turn_id} for one turn, or {arg:latest} N for the most recent N turns.")
     if turn_id is not None:
         paths.check_id(turn_id, "turn id")
         if index.receipt(turn_id) is None and not index.turn_capture_ids(turn_id):
             raise PuError("TURN_NOT_FOUND", f"no receipt or capture for turn {turn_id}",
-                          "Check the turn id (preflight_context returns it), or use --latest N.")
+                          "Check the turn id ({cmd:preflight_context} returns it), or use {arg:latest} N.")
         return [turn_id]
     if isinstance(latest, bool) or not isinstance(latest, int) or not 1 <= latest <= MAX_LATEST:
-        raise PuError("BAD_ARGUMENT", f"latest must be a whole number from 1 to {MAX_LATEST}", "For example --latest 3.")
+        raise PuError("BAD_ARGUMENT", f"latest must be a whole number from 1 to {MAX_LATEST}", "For example {arg:latest=3}.")
     rows = index.db.execute("SELECT turn_id FROM receipts ORDER BY line DESC LIMIT ?", (latest,)).fetchall()
     if not rows:
-        raise PuError("TURN_NOT_FOUND", "the archive has no turns yet", "Run preflight_context for a message first.")
+        raise PuError("TURN_NOT_FOUND", "the archive has no turns yet", "Run {cmd:preflight_context} for a message first.")
     return [r[0] for r in rows]
 
 

@@ -41,8 +41,8 @@ def _actions(requires, low_information, read_turn):
     return list(LIGHT_ACTIONS if low_information else FULL_ACTIONS)
 
 
-def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None):
-    """Write (or return) the receipt for one turn."""
+def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, with_context=True):
+    """Write (or return) the receipt for one turn. `with_context=False` leaves out the turn's starting context."""
     archive.require(root)
     if tier not in TIERS:
         raise PuError("BAD_ARGUMENT", f"tier must be one of {', '.join(TIERS)}, not {tier!r}", "auto lets the classifier decide; full treats the turn as personal; skip needs a turn with nothing of the person.")
@@ -66,18 +66,18 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None):
                 raise PuError(
                     "TURN_MESSAGE_MISMATCH",
                     f"turn {turn_id} already has a receipt for a different message",
-                    "Each message is its own turn: use a new --turn-id.",
+                    "Each message is its own turn: use a new {arg:turn_id}.",
                     {"turn_id": turn_id, "receipt_sha256": previous["message_sha256"], "message_sha256": digest},
                 )
             if tier == "skip" and previous["requires_personal_understanding"]:
                 raise PuError(
                     "TIER_DOWNGRADE_REFUSED",
                     f"turn {turn_id} already requires personal understanding; it cannot be downgraded to skip",
-                    "Finish the turn: capture, read, derive or close, then session_check.",
+                    "Finish the turn: capture, read, derive or close, then {cmd:session_check}.",
                 )
             upgrade = tier == "full" and not previous["requires_personal_understanding"]
             if not upgrade:
-                return _result(root, previous, repeated=True, notice=lock_notice)
+                return _result(root, previous, repeated=True, notice=lock_notice, with_context=with_context)
             receipt = _receipt(turn_id, session_id or previous.get("session_id"), digest, len(text), moment, found,
                                tier, True, reasons, previous.get("reasons_suppressed", []), previous["version"] + 1)
             receipt["upgraded_from"] = previous["tier"]
@@ -85,7 +85,7 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None):
             receipt = _receipt(turn_id, session_id, digest, len(text), moment, found, tier, requires, reasons,
                                suppressed, 1)
         storage.append_jsonl(root, paths.receipts_path(root), receipt)
-    return _result(root, receipt, repeated=False, notice=lock_notice)
+    return _result(root, receipt, repeated=False, notice=lock_notice, with_context=with_context)
 
 
 def _receipt(turn_id, session_id, digest, chars, moment, found, tier_requested, requires, reasons, suppressed, version):
@@ -112,11 +112,11 @@ def _receipt(turn_id, session_id, digest, chars, moment, found, tier_requested, 
     }
 
 
-def _result(root, receipt, repeated, notice):
+def _result(root, receipt, repeated, notice, with_context=True):
     out = {"receipt": receipt, "turn_id": receipt["turn_id"], "repeated": repeated}
     due, _upcoming, _undated = due_followups(root)
     out["due_followups"] = [brief(root, item, with_prompt=True) for item in due]
-    if receipt["requires_personal_understanding"]:
+    if receipt["requires_personal_understanding"] and with_context:
         from .context import turn_context
 
         out["context"] = turn_context(root)
@@ -127,9 +127,11 @@ def _result(root, receipt, repeated, notice):
         out["backup_reminder"] = note
     if receipt["requires_personal_understanding"]:
         if receipt["low_information"]:
-            out["next"] = "Low-information turn: capture it now, do a light read, answer naturally, close the capture, then session_check."
+            out["next"] = ("Low-information turn: capture it now ({cmd:capture_user_update}), do a light read, answer naturally, "
+                           "close the capture ({cmd:finalize_capture}), then {cmd:session_check}.")
         else:
-            out["next"] = "Capture the exact message (capture_user_update), read memory with the capture id, derive records or close it, then session_check."
+            out["next"] = ("Capture the exact message ({cmd:capture_user_update}), read memory citing the capture, derive records "
+                           "or close it ({cmd:finalize_capture}), then {cmd:session_check}.")
     elif receipt.get("read_turn"):
         out["next"] = ("Read turn: the message asks the memory. Recall with {cmd:retrieve_v2} for this turn "
                        "({arg:turn_id}) and answer from what it finds; nothing to save.")

@@ -48,7 +48,7 @@ def _check_sources(root, index, rec):
         row = index.capture(cid)
         if row is None or row["status"] == "forgotten":
             raise PuError("RECORD_CAPTURE_UNKNOWN", f"capture {cid} is not in the archive",
-                          "Cite the capture id returned by capture_user_update for this turn.")
+                          "Cite the capture id returned by {cmd:capture_user_update} for this turn.")
     attachment = rec.get("attachment_capture_id")
     if attachment:
         row = index.capture(attachment)
@@ -78,11 +78,11 @@ def _check_sources(root, index, rec):
         rec["verbatim_refs"] = spans
 
 
-def _dangling(index, rec):
+def _dangling(index, rec, pending=()):
     out = []
     for field in ("entity_refs", "related_ids", "supports", "contradicts", "supersedes", "before_ids", "after_ids"):
         for ref in rec.get(field) or ():
-            if index.record(ref) is None:
+            if index.record(ref) is None and ref not in pending:
                 out.append(f"{field}: {ref} does not exist (yet)")
     return out
 
@@ -158,8 +158,11 @@ def append_versions(root, versions):
         storage.append_jsonl(root, paths.records_path(root, kind), recs)
 
 
-def prepare(root, index, fields, moment, allow_duplicate=False):
-    """Validate and complete a new record. Returns (record, extra versions, report). Writes nothing."""
+def prepare(root, index, fields, moment, allow_duplicate=False, pending=()):
+    """Validate and complete a new record. Returns (record, extra versions, report). Writes nothing.
+
+    `pending`: ids of records about to be written in the same batch (references to them are not dangling).
+    """
     rec = {k: v for k, v in fields.items() if v is not None and k not in SYSTEM_FIELDS}
     if not rec.get("kind"):
         raise PuError("RECORD_INVALID", "record refused: kind is required", f"One of {', '.join(schema.kinds())}.")
@@ -172,19 +175,19 @@ def prepare(root, index, fields, moment, allow_duplicate=False):
         raise PuError(
             "RECORD_NEEDS_SOURCE",
             f"a {rec['kind']} record must cite the capture its words came from",
-            "Pass capture_ids (or verbatim_refs spans). Only legacy material without words may be stored as "
-            "fidelity=summary_only, and it is counted as summary debt.",
+            "Pass {arg:capture_ids} (or {arg:verbatim_refs} spans). Only legacy material without words may be stored as "
+            "fidelity summary_only, and it is counted as summary debt.",
         )
     if index.record(rec["id"]) is not None or index.tombstoned(rec["id"]):
         raise PuError("RECORD_ID_EXISTS", f"record id {rec['id']} is already used", "Pick another id, or omit it to have one generated.")
     _check_sources(root, index, rec)
-    report = {"possible_duplicates": possible_duplicates(index, rec), "warnings": _dangling(index, rec)}
+    report = {"possible_duplicates": possible_duplicates(index, rec), "warnings": _dangling(index, rec, pending)}
     exact = [d for d in report["possible_duplicates"] if d["exact"]]
     if exact and not allow_duplicate:
         raise PuError(
             "RECORD_DUPLICATE",
             f"{exact[0]['id']} already records exactly this ({exact[0]['title']!r})",
-            f"Close the capture with no-derivation-needed, reason 'already covered by {exact[0]['id']}', or pass allow_duplicate.",
+            f"Close the capture with no-derivation-needed, reason 'already covered by {exact[0]['id']}', or pass {{arg:allow_duplicate=true}}.",
             {"duplicate_of": exact[0]["id"]},
         )
     extra = []
@@ -195,7 +198,7 @@ def prepare(root, index, fields, moment, allow_duplicate=False):
         report["conflict"] = {
             "new": claim(rec), "current": [claim(c) for c in conflicts],
             "hint": "Both claims are kept. Ask the user which holds now (quote both with their dates); then "
-                    "update_state the one that changed.",
+                    "change the one that changed with {cmd:update_state}.",
         }
     stamp = timeutil.iso(moment)
     rec.update(version=1, created_at=stamp, updated_at=stamp)
@@ -225,7 +228,7 @@ def add_record(root, allow_duplicate=False, now=None, **fields):
     archive.require(root)
     if schema.rules()["kinds"].get(fields.get("kind"), {}).get("model_only"):
         raise PuError("RECORD_USE_ADD_HYPOTHESIS", f"{fields['kind']} records are model guesses",
-                      "Use add_hypothesis: it checks the supporting evidence and keeps the guess apart from facts.")
+                      "Use {cmd:add_hypothesis}: it checks the supporting evidence and keeps the guess apart from facts.")
     moment = now or timeutil.now()
     with storage.archive_lock(root, "add_record") as notice:
         index = open_index(root)
@@ -258,44 +261,51 @@ def update_state(root, id, capture_ids, now=None, **changes):
     """
     archive.require(root)
     paths.check_id(id, "record id")
-    if not capture_ids:
-        raise PuError("RECORD_NEEDS_SOURCE", "an update needs the capture of the words that changed it", "Pass capture_ids.")
     moment = now or timeutil.now()
     with storage.archive_lock(root, "update_state") as notice:
         index = open_index(root)
-        old = index.record(id)
-        if old is None or old.get("kind") not in ("state", "decision"):
-            raise PuError("STATE_NOT_FOUND", f"{id} is not a state or decision record", "update_state changes states and decisions; use add_record for others.")
-        if old.get("status") not in ("current", "uncertain"):
-            successor = old.get("superseded_by")
-            raise PuError("STATE_NOT_CURRENT", f"{id} is {old.get('status')}" + (f"; its current version is {successor}" if successor else ""),
-                          "Update the current record of the chain.", {"current_id": successor})
-        fields = {k: v for k, v in old.items() if k not in SYSTEM_FIELDS + ("id", "status", "capture_ids", "verbatim_refs",
-                                                                               "supersedes", "contradicts", "fidelity")
-                  + DATE_FIELDS}
-        if not any(changes.get(k) for k in DATE_FIELDS):  # never the old version's dates
-            fields.update(_said_date(index, capture_ids))
-        fields.update({k: v for k, v in changes.items() if v is not None})
-        fields.update(capture_ids=capture_ids, supersedes=[id], status="current")
-        rec, extra, report = prepare(root, index, fields, moment, allow_duplicate=True)
-        older = (rec.get("date_start") and old.get("date_start") and
-                 rec["date_start"][:len(old["date_start"])] < old["date_start"][:len(rec["date_start"])])
-        if older:  # words about an earlier time do not replace what is known to be true later
-            rec.update(status="uncertain", supersedes=[], contradicts=[id])
-            extra = []
-        changed = schema.normalized((rec.get("title") or "") + (rec.get("summary") or "")) != \
-            schema.normalized((old.get("title") or "") + (old.get("summary") or ""))
-        if changed or older:
-            report["conflict"] = {
-                "previous": claim(old), "new": claim(rec), "superseded": not older,
-                "hint": ("The new words describe an earlier time than the current state; both are kept, nothing replaced. Ask the user."
-                         if older else
-                         "The earlier claim stays readable as superseded. If the user did not say it changed, ask: "
-                         "'earlier (date, source) you said X; now Y: did it change, or was the earlier note wrong?'"),
-            }
+        rec, extra, report = prepare_update(root, index, id, capture_ids, moment, changes)
         append_versions(root, [rec] + extra)
         index.refresh()
         return _result(index, rec, extra, report, notice)
+
+
+def prepare_update(root, index, id, capture_ids, moment, changes, pending=()):
+    """Validate and build the superseding version of a state or decision. Writes nothing."""
+    if not capture_ids:
+        raise PuError("RECORD_NEEDS_SOURCE", "an update needs the capture of the words that changed it", "Pass {arg:capture_ids}.")
+    old = index.record(id)
+    if old is None or old.get("kind") not in ("state", "decision"):
+        raise PuError("STATE_NOT_FOUND", f"{id} is not a state or decision record",
+                      "{cmd:update_state} changes states and decisions; use {cmd:add_record} for others.")
+    if old.get("status") not in ("current", "uncertain"):
+        successor = old.get("superseded_by")
+        raise PuError("STATE_NOT_CURRENT", f"{id} is {old.get('status')}" + (f"; its current version is {successor}" if successor else ""),
+                      "Update the current record of the chain.", {"current_id": successor})
+    fields = {k: v for k, v in old.items() if k not in SYSTEM_FIELDS + ("id", "status", "capture_ids", "verbatim_refs",
+                                                                       "supersedes", "contradicts", "fidelity")
+              + DATE_FIELDS}
+    if not any(changes.get(k) for k in DATE_FIELDS):  # never the old version's dates
+        fields.update(_said_date(index, capture_ids))
+    fields.update({k: v for k, v in changes.items() if v is not None})
+    fields.update(capture_ids=capture_ids, supersedes=[id], status="current")
+    rec, extra, report = prepare(root, index, fields, moment, allow_duplicate=True, pending=pending)
+    older = (rec.get("date_start") and old.get("date_start") and
+             rec["date_start"][:len(old["date_start"])] < old["date_start"][:len(rec["date_start"])])
+    if older:  # words about an earlier time do not replace what is known to be true later
+        rec.update(status="uncertain", supersedes=[], contradicts=[id])
+        extra = []
+    changed = schema.normalized((rec.get("title") or "") + (rec.get("summary") or "")) != \
+        schema.normalized((old.get("title") or "") + (old.get("summary") or ""))
+    if changed or older:
+        report["conflict"] = {
+            "previous": claim(old), "new": claim(rec), "superseded": not older,
+            "hint": ("The new words describe an earlier time than the current state; both are kept, nothing replaced. Ask the user."
+                     if older else
+                     "The earlier claim stays readable as superseded. If the user did not say it changed, ask: "
+                     "'earlier (date, source) you said X; now Y: did it change, or was the earlier note wrong?'"),
+        }
+    return rec, extra, report
 
 
 def merge_entities(root, from_id, into, reason, capture_ids=None, now=None):

@@ -10,7 +10,7 @@ import os
 
 from . import paths
 
-REPAIR = "derivation_ledger --repair"  # finishes them itself, and reports what it finished
+REPAIR = "derivation_ledger repair"  # finishes them itself, and reports what it finished
 _quiet = {}  # root -> signature of forgotten.jsonl when it was last seen with nothing pending
 
 

@@ -66,14 +66,14 @@ def restore_archive(root, snapshot, apply=False, now=None):
     manifest, problems = backup.verify_snapshot(snapshot)
     if problems:
         raise PuError("RESTORE_SNAPSHOT_INVALID", f"{snapshot} failed verification: {problems[0]}",
-                      "Nothing was touched. Use another snapshot (backup_archive.py --verify lists every problem).",
+                      "Nothing was touched. Use another snapshot ({cmd:backup_archive} with {arg:verify} lists every problem).",
                       {"problems": problems})
     added, changed, removed, again = _dry_diff(root, snapshot, manifest)
     plan = {"snapshot": str(snapshot), "created_at": manifest.get("created_at"), "verified": True,
             "would_add": added, "would_change": changed, "would_remove": removed, "stays_forgotten": again}
     if not apply:
         return dict(plan, dry_run=True, applied=False,
-                    next="Nothing was changed. Run again with --apply to restore (the current state is snapshotted first).")
+                    next="Nothing was changed. Run again with {arg:apply=true} to restore (the current state is snapshotted first).")
     moment = now or timeutil.now()
     with storage.archive_lock(root, "restore"):
         before = backup.create_snapshot(root, moment)

@@ -64,7 +64,7 @@ def salience_review(root, min_age_days=180, apply=False, now=None):
               for r in candidates]
     if not apply:
         return {"dry_run": True, "would_demote": listed, "kept_by_feedback": sorted(helpful),
-                "next": "Nothing was changed. Run with --apply to demote them to salience 0 (still found by keyword, entity and window)."}
+                "next": "Nothing was changed. Run again with {arg:apply=true} to demote them to salience 0 (still found by keyword, entity and window)."}
     stamp = timeutil.iso(moment)
     with storage.archive_lock(root, "salience_review"):
         index = open_index(root)
@@ -91,7 +91,7 @@ def _quote(root, index, rec, limit=160):
     return None
 
 
-def review_v2(root, deep=False, json=True, limit=50, now=None):  # noqa: A002  (mirrors the CLI flag)
+def review_v2(root, deep=False, json=True, limit=50, offset=0, now=None):  # noqa: A002  (mirrors the CLI flag)
     """A review package: risky items to re-check against the user's words, with ids and quotes. Writes nothing."""
     archive.require(root)
     index = open_index(root)
@@ -138,9 +138,14 @@ def review_v2(root, deep=False, json=True, limit=50, now=None):  # noqa: A002  (
         if tail >= 2 and rec:
             add("feedback_miss_streak", rec, f"{tail} misses or corrections in a row")
     due, _up, _und = due_followups(root, (now and timeutil.iso(now)) or None)
-    out = {"generated_at": timeutil.iso(now or timeutil.now()), "total": len(items), "items": items[:limit],
-           "truncated": len(items) > limit, "due_followups": [brief(root, f, with_prompt=True) for f in due],
-           "counts": {}, "note": "Nothing was changed. Re-check each item against its words; correct with update_state or add_record."}
+    if limit < 1 or offset < 0:
+        raise PuError("BAD_ARGUMENT", "limit must be >= 1 and offset >= 0", "")
+    shown = items[offset:offset + limit]
+    more = offset + len(shown) < len(items)
+    out = {"generated_at": timeutil.iso(now or timeutil.now()), "total": len(items), "shown": len(shown), "items": shown,
+           "truncated": more, "next_offset": offset + len(shown) if more else None,
+           "due_followups": [brief(root, f, with_prompt=True) for f in due], "counts": {},
+           "note": "Nothing was changed. Re-check each item against its words; correct with {cmd:update_state} or {cmd:add_record}."}
     for item in items:
         out["counts"][item["check"]] = out["counts"].get(item["check"], 0) + 1
     return out

@@ -241,7 +241,7 @@ def _claim(fd, lock_file, operation):
         notice = {
             "code": "PREVIOUS_WRITER_DIED",
             "message": f"pid {previous.get('pid')} ({previous.get('operation')}) ended while holding {lock_file} since {previous.get('since')}",
-            "hint": "Its unacknowledged write may be incomplete; run scripts/validate_memory.py to check.",
+            "hint": "Its unacknowledged write may be incomplete; check the archive with {cmd:validate_memory}.",
         }
     note = json.dumps({"pid": os.getpid(), "operation": operation, "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     try:

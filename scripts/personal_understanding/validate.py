@@ -154,9 +154,9 @@ def check_sources_tree(snap):
             out.append(Problem("error", "SOURCES_SYMLINK", rel, None, "a symbolic link inside sources/ (stored material must be real files)"))
         elif stat.S_ISREG(st.st_mode):
             if name.endswith(".tmp") and name.startswith("."):
-                out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write (derivation_ledger.py --repair removes it)"))
+                out.append(Problem("warning", "STRAY_TEMP_FILE", rel, None, "temporary file left by an interrupted write ({cmd:derivation_ledger} with {arg:repair_ledger=true} removes it)"))
             elif rel.startswith("sources/conversation/") and name.endswith(".json") and rel not in registered:
-                out.append(Problem("warning", "CAPTURE_UNREGISTERED", rel, None, "capture file not in the ledger; run derivation_ledger.py --repair"))
+                out.append(Problem("warning", "CAPTURE_UNREGISTERED", rel, None, "capture file not in the ledger; repair it with {cmd:derivation_ledger} {arg:repair_ledger=true}"))
     return out
 
 

@@ -34,13 +34,13 @@ def _capture_block(ai, capture_id, spans=None):
         return block
     if len(text) > MAX_CAPTURE_CHARS:
         block.update(text=text[:MAX_CAPTURE_CHARS], partial=True, omitted_chars=len(text) - MAX_CAPTURE_CHARS,
-                     hint="Read the rest with verify_quote or from the path above.")
+                     hint="Read the rest with {cmd:verify_quote} or from the path above.")
     else:
         block["text"] = text
     return block
 
 
-def deep(root, ids, mode, budget=4000, capture_id=None):
+def deep(root, ids, mode, budget=4000, capture_id=None, turn_id=None):
     """The verbatim words (or exact spans) behind each id."""
     ai = open_index(root)
     items, used = [], 0
@@ -74,9 +74,15 @@ def deep(root, ids, mode, budget=4000, capture_id=None):
         else:
             used += cost
         items.append(entry)
-    trace_id = trace.write(root, {"kind": "deep", "mode": mode, "capture_id": capture_id, "ids": list(ids),
+    trace_id = trace.write(root, {"kind": "deep", "mode": mode, "turn_id": turn_id, "capture_id": capture_id, "ids": list(ids),
                                   "captures": sorted({b["capture_id"] for e in items for b in e.get("verbatim", ())})})
-    return {"level": "deep", "items": items, "budget": {"tokens": budget, "used": used}, "trace_id": trace_id}
+    shown = sum(1 for e in items if not e.get("omitted") and not e.get("missing"))
+    omitted = [e["id"] for e in items if e.get("omitted")]
+    out = {"level": "deep", "status": "ok" if shown else "no_match", "items": items, "total": len(items), "shown": shown,
+           "truncated": bool(omitted), "next_offset": None, "budget": {"tokens": budget, "used": used}, "trace_id": trace_id}
+    if omitted:
+        out["note"] = "Over the budget: read " + ", ".join(omitted) + " with another deep read."
+    return out
 
 
 def verify_quote(root, capture_id, quote):

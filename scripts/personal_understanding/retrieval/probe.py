@@ -71,17 +71,20 @@ def associations(q, channels, rows, routes, lexical_keys):
 
 def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit=DEFAULT_LIMIT, offset=0,
           expand=None, domain=None, capture_id=None, maintenance=False, budget=DEFAULT_BUDGET, per_episode=3,
-          now=None):
+          now=None, turn_id=None):
     archive.require(root)
-    mode = trace.check_read_gate(root, capture_id, maintenance)
+    mode = trace.check_read_gate(root, capture_id, maintenance, turn_id)
+    if turn_id and not capture_id:
+        capture_id = trace.turn_capture(root, turn_id)
     if not (query or "").strip() and not ids and not window and not phase:
         raise PuError("BAD_ARGUMENT", "a probe needs a query, ids, a window or a phase",
-                      "Start from any clue the user gave; browse with --window or --phase when there is none.")
+                      "Start from any clue the user gave; browse with {arg:window} or {arg:phase} when there is none.")
     if limit < 1 or offset < 0 or budget < 100:
         raise PuError("BAD_ARGUMENT", "limit must be >= 1, offset >= 0 and budget >= 100", "Page with {arg:offset} (the result's next_offset), keep {arg:limit} at 1 or more, and leave {arg:budget} out for the default.")
     moment = now or timeutil.now()
     recall = open_recall(root)
     q = Query(root, recall, query, window, phase, domain, as_of, moment, own_capture=capture_id)
+    q.turn_id = turn_id
     if ids:
         return _by_ids(q, ids, mode, budget)
 
@@ -205,7 +208,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     if status != "ok":
         result["note"] = _no_match_note(status, scope)
     result["trace_id"] = trace.write(root, {
-        "kind": "probe", "mode": mode, "capture_id": capture_id, "query": query, "expand": list(expand or ()),
+        "kind": "probe", "mode": mode, "turn_id": turn_id, "capture_id": capture_id, "query": query, "expand": list(expand or ()),
         "filters": {"window": q.window, "phase": phase, "domain": domain, "as_of": as_of},
         "tokens": tokens, "time": result["time"], "time_only": time_only, "why_question": why_question,
         "causes": {k[2:]: v["via"] for k, v in causes.items()}, "routes": routes,
@@ -266,10 +269,10 @@ def _by_ids(q, ids, mode, budget):
         row = build_row(q.ai, rec)
         row["neighbours"] = {"before_ids": rec.get("before_ids", []), "after_ids": rec.get("after_ids", [])}
         rows.append(row)
-    trace_id = trace.write(q.root, {"kind": "ids", "mode": mode, "capture_id": q.own_capture, "ids": list(ids),
+    trace_id = trace.write(q.root, {"kind": "ids", "mode": mode, "turn_id": q.turn_id, "capture_id": q.own_capture, "ids": list(ids),
                                     "selected": [r["id"] for r in rows],
                                     "missing": missing})
-    return {"query": None, "status": "ok" if rows else "no_match", "top": rows, "missing": missing,
+    return {"query": None, "status": "ok" if rows else "no_match", "mode": mode, "top": rows, "missing": missing,
             "total": len(rows), "shown": len(rows), "truncated": False, "next_offset": None, "trace_id": trace_id,
             "scope": "the given ids", "evidence_fidelity": {}, "budget": {"tokens": budget, "used": 0}}
 
@@ -303,17 +306,18 @@ def _no_match_note(status, scope):
 
 
 def retrieve(root, query=None, level="probe", ids=None, window=None, phase=None, as_of=None, limit=DEFAULT_LIMIT,
-             offset=0, expand=None, domain=None, capture_id=None, maintenance=False, budget=None, per_episode=3):
+             offset=0, expand=None, domain=None, capture_id=None, maintenance=False, budget=None, per_episode=3,
+             turn_id=None):
     """The retrieve tool: probe by default; level=deep returns the words behind the given ids."""
     if level == "deep":
         archive.require(root)
-        mode = trace.check_read_gate(root, capture_id, maintenance)
+        mode = trace.check_read_gate(root, capture_id, maintenance, turn_id)
         if not ids:
-            raise PuError("BAD_ARGUMENT", "level deep needs ids", "Probe first, then pass the ids you want to read in full.")
+            raise PuError("BAD_ARGUMENT", "level deep needs ids", "Probe first, then pass the {arg:ids} you want to read in full.")
         from .deep import deep
-        return deep(root, ids, mode, budget or 4000, capture_id=capture_id)
+        return deep(root, ids, mode, budget or 4000, capture_id=capture_id, turn_id=turn_id)
     if level != "probe":
         raise PuError("BAD_ARGUMENT", "level must be probe or deep", "probe searches; deep returns the words behind {arg:ids}.")
     return probe(root, query=query, ids=ids, window=window, phase=phase, as_of=as_of, limit=limit, offset=offset,
                  expand=expand, domain=domain, capture_id=capture_id, maintenance=maintenance,
-                 budget=budget or DEFAULT_BUDGET, per_episode=per_episode)
+                 budget=budget or DEFAULT_BUDGET, per_episode=per_episode, turn_id=turn_id)

@@ -20,6 +20,13 @@ HYPOTHESIS_LIMIT = 30
 FULL_LIMIT = 100
 
 
+def page_fields(total, shown, offset=0):
+    """total / shown / truncated / next_offset (and offset): the same on every paged list."""
+    more = offset + shown < total
+    return {"total": total, "shown": shown, "offset": offset, "truncated": more,
+            "next_offset": offset + shown if more else None}
+
+
 def _compact(rec):
     out = {"id": rec["id"], "kind": rec.get("kind"), "title": rec.get("title")}
     for key in ("date_start", "salience", "status", "phase", "domain"):
@@ -68,8 +75,7 @@ def survey(root, recall, query=None, offset=0):
     return {
         "life_spine": spine, "life_spine_total": len(spine_rows),
         "current_state": {k: state[k] for k in ("core", "reality", "load", "tensions", "next")},
-        "entity_directory": {"items": directory, "total": total_entities, "shown": len(directory), "offset": offset,
-                             "next_offset": offset + len(directory) if offset + len(directory) < total_entities else None},
+        "entity_directory": dict(page_fields(total_entities, len(directory), offset), items=directory),
         "context_cards": cards, "derived_facets": len(derived_facets(root)),
         "due_followups": [brief(root, f) for f in due[:10]],
         "hypotheses": hypotheses,
@@ -107,13 +113,13 @@ def full(root, recall, offset=0, limit=FULL_LIMIT):
     rows = ai.db.execute("SELECT data FROM records WHERE status != 'forgotten' ORDER BY kind, id LIMIT ? OFFSET ?",
                          (limit, offset)).fetchall()
     items = [_compact(json.loads(r[0])) for r in rows]
-    return {"items": items, "total": total, "shown": len(items), "offset": offset,
-            "next_offset": offset + len(items) if offset + len(items) < total else None}
+    return dict(page_fields(total, len(items), offset), items=items)
 
 
-def catalog(root, view="survey", query=None, offset=0, limit=FULL_LIMIT, capture_id=None, maintenance=False):
+def catalog(root, view="survey", query=None, offset=0, limit=FULL_LIMIT, capture_id=None, maintenance=False,
+            turn_id=None):
     archive.require(root)
-    mode = trace.check_read_gate(root, capture_id, maintenance)
+    mode = trace.check_read_gate(root, capture_id, maintenance, turn_id)
     if view not in ("survey", "routing", "full"):
         from ..errors import PuError
         raise PuError("BAD_ARGUMENT", "view must be survey, routing or full", "survey is the compact map; routing groups by life branch; full pages through every record.")
@@ -127,6 +133,6 @@ def catalog(root, view="survey", query=None, offset=0, limit=FULL_LIMIT, capture
     result = {"view": view, "query": query}
     result.update(body)
     result["bytes"] = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
-    result["trace_id"] = trace.write(root, {"kind": "catalog", "mode": mode, "capture_id": capture_id, "view": view,
+    result["trace_id"] = trace.write(root, {"kind": "catalog", "mode": mode, "turn_id": turn_id, "capture_id": capture_id, "view": view,
                                             "query": query, "bytes": result["bytes"]})
     return result

@@ -1,0 +1,72 @@
+"""recall: every way of reading the archive behind one call, shaped for an agent mid-chat.
+
+mode=probe finds what a query (or a window, phase or as-of date) touches;
+mode=deep returns the user's words behind ids; mode=survey is the archive map.
+Every mode returns the same frame (mode, status, total, shown, truncated,
+next_offset, trace_id) and cites the current turn, or says it is maintenance.
+"""
+
+from .errors import PuError
+from .retrieval import probe as probing
+
+MODES = ("probe", "deep", "survey")
+QUERY_CHARS = 2000  # a pasted document is not a question: the probe reads its beginning
+_ROW_DROP = ("fused_score", "rank", "layer", "salience", "session_id", "source_ref", "utf8_sha256")
+
+
+def compact_row(row):
+    """A recall row without scoring internals or empty fields; `why` keeps what matched and how."""
+    out = {k: v for k, v in row.items() if k not in _ROW_DROP and v not in (None, [], {}, "")}
+    why = row.get("why") or {}
+    slim = {"channel": why.get("channel")}
+    if why.get("matched"):
+        slim["matched"] = sorted(why["matched"], key=lambda w: -why["matched"][w])
+    if why.get("alias_route"):
+        slim["alias"] = why["alias_route"].get("aliases")
+    if why.get("via"):
+        slim["via"] = why["via"]
+    out["why"] = slim
+    return out
+
+
+def probe_view(result):
+    """The parts of a probe an agent answers from."""
+    out = {"mode": "probe", "read_as": result.get("mode"), "status": result["status"], "scope": result.get("scope"),
+           "top": [compact_row(r) for r in result["top"]], "total": result["total"], "shown": result["shown"],
+           "truncated": result["truncated"], "next_offset": result["next_offset"], "trace_id": result["trace_id"]}
+    for key in ("query", "time", "note", "missing"):
+        if result.get(key):
+            out[key] = result[key]
+    if result.get("associations"):
+        out["associations"] = [{k: a[k] for k in ("id", "kind", "title", "via")} for a in result["associations"]]
+    return out
+
+
+def probe_message(root, text, turn_id, limit):
+    """What the archive already holds about a message (a turn read, traced)."""
+    return probe_view(probing.probe(root, text[:QUERY_CHARS], turn_id=turn_id, limit=limit))
+
+
+def recall(root, query=None, mode="probe", ids=None, window=None, phase=None, as_of=None, limit=10, offset=0,
+           expand=None, domain=None, turn_id=None, maintenance=False):
+    if mode not in MODES:
+        raise PuError("BAD_ARGUMENT", f"mode must be one of {', '.join(MODES)}", "")
+    if mode == "deep":
+        if not ids:
+            raise PuError("BAD_ARGUMENT", "a deep read needs ids",
+                          "Probe first, then pass the {arg:ids} of the rows whose words you want to read.")
+        result = probing.retrieve(root, level="deep", ids=ids, turn_id=turn_id, maintenance=maintenance)
+        result["mode"] = "deep"
+        result["read_as"] = "maintenance" if maintenance and not turn_id else "turn"
+        result.pop("level", None)
+        return result
+    if mode == "survey":
+        from .retrieval.survey import catalog
+
+        body = catalog(root, view="survey", query=query, offset=offset, turn_id=turn_id, maintenance=maintenance)
+        body.pop("view", None)
+        return dict(body, mode="survey", status="ok", read_as="maintenance" if maintenance and not turn_id else "turn")
+    result = probing.probe(root, query=(query or "")[:QUERY_CHARS] or None, ids=ids, window=window, phase=phase,
+                           as_of=as_of, limit=limit, offset=offset, expand=expand, domain=domain, turn_id=turn_id,
+                           maintenance=maintenance)
+    return probe_view(result)

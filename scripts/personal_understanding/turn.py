@@ -1,0 +1,78 @@
+"""turn: the first call of every user turn, for an agent mid-chat.
+
+One call does what the fine-grained operations do in order: preflight (the
+receipt), capture when the receipt requires it, and the read the agent needs
+to answer: due follow-ups, what the archive already holds about this message,
+and on a read turn (the message asks the memory) the recall itself. Calling
+it again for the same turn and message returns the same receipt and capture.
+"""
+
+from . import capture, receipts
+from .errors import PuError
+from .reads import probe_message
+
+MEMORY_LIMIT = 5
+RECALL_LIMIT = 10
+
+
+def is_read_turn(receipt):
+    """The message asks the memory ("what do you remember about...", 我最近怎么样)."""
+    return bool(receipt.get("read_turn", receipt.get("signal") == "recall"))
+
+
+def _receipt_view(receipt):
+    return {"tier": receipt["tier"], "signal": receipt["signal"], "reasons": [r["code"] for r in receipt["reasons"]],
+            "low_information": receipt["low_information"], "required_actions": receipt["required_actions"],
+            "version": receipt["version"]}
+
+
+def _save(root, text, turn_id, session_id):
+    try:
+        saved = capture.capture_text(root, text, turn_id, session_id=session_id)
+        return saved["capture_id"], saved.get("utf8_sha256"), saved.get("warnings", [])
+    except PuError as exc:
+        if exc.code != "CAPTURE_ALREADY_SAVED":  # a retried call: the message is already saved, once
+            raise
+        return exc.details["capture_id"], None, []
+
+
+def _next(personal, read_turn, low_information):
+    if personal:
+        step = ("Answer the user, then call {cmd:remember} with this {arg:turn_id}: the records this message adds "
+                "(they cite its capture by default), or a specific {arg:reason} why nothing is new.")
+        if low_information:
+            step = "Little to derive here: answer naturally, then call {cmd:remember} with this {arg:turn_id} and a {arg:reason}."
+        return step + " Say it is saved only when that call returns may_claim_saved true."
+    if read_turn:
+        return ("A question to the memory: answer from `recall` (rows say why they came up). Before quoting the user, "
+                "read the words with {cmd:recall} {arg:mode=deep}. Nothing to save; do not claim anything was saved.")
+    return "Nothing to save for this turn; answer normally and do not claim anything was saved."
+
+
+def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
+    pre = receipts.preflight(root, text, turn_id=turn_id, session_id=session_id, tier=tier, with_context=False)
+    receipt = pre["receipt"]
+    turn_id = pre["turn_id"]
+    personal = receipt["requires_personal_understanding"]
+    read_turn = is_read_turn(receipt)
+    out = {"turn_id": turn_id, "receipt": _receipt_view(receipt), "read_turn": read_turn, "repeated": pre["repeated"],
+           "captured": False, "capture_id": None, "due_followups": pre["due_followups"]}
+    warnings = list(pre.get("warnings", []))
+    if personal:
+        capture_id, digest, notes = _save(root, text, turn_id, session_id)
+        out.update(captured=True, capture_id=capture_id)
+        if digest:
+            out["utf8_sha256"] = digest
+        warnings += notes
+    if read_turn or personal:
+        key = "recall" if read_turn else "memories"
+        try:
+            out[key] = probe_message(root, text, turn_id, limit or (RECALL_LIMIT if read_turn else MEMORY_LIMIT))
+        except PuError as exc:  # the message is saved either way; say what the read could not do
+            out["read_error"] = exc.to_dict()
+    out["next"] = _next(personal, read_turn, receipt["low_information"])
+    if pre.get("backup_reminder"):
+        out["backup_reminder"] = pre["backup_reminder"]
+    if warnings:
+        out["warnings"] = warnings
+    return out

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Read the memory: probe, the words behind ids (deep), or the archive survey."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("recall"))

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Save what a turn adds (all or nothing), close the turn and run the gate."""
+
+import sys
+
+from personal_understanding.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main("remember"))
