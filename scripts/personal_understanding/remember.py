@@ -173,8 +173,8 @@ def _disposition(batch, reason):
     if cited or batch.index.records_citing(cid):
         return "derived", reason
     status = (batch.index.capture(cid) or {}).get("status")
-    if status == "no-derivation-needed" and reason is None:
-        return None, None
+    if batch.problems or (status == "no-derivation-needed" and reason is None):
+        return None, None  # refused anyway (items that would cite it may be among the refused), or already closed
     try:
         return "no-derivation-needed", ledger.check_reason(reason)
     except PuError:
@@ -186,7 +186,14 @@ def _disposition(batch, reason):
         return None, None
 
 
+def _order(problem):
+    section, _, rest = problem["item"].partition("[")
+    rank = SECTIONS.index(section) if section in SECTIONS else len(SECTIONS)
+    return rank, int(rest.rstrip("]") or 0)
+
+
 def _refuse(problems):
+    problems = sorted(problems, key=_order)
     first = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     raise PuError(first["code"], f"{first['item']}: {first['message']}{more}; nothing was written",

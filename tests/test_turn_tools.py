@@ -1,0 +1,157 @@
+"""The turn tools behind the default MCP profile: turn, remember (all or nothing), recall; and the
+surface-aware wording every hint goes through."""
+
+import json
+from pathlib import Path
+
+from tests.helpers import ArchiveTest
+from tests.test_mcp_tools import RECALL_ZH, recall_questions
+
+from personal_understanding import commands, paths, receipts
+from personal_understanding.archive_index import open_index
+from personal_understanding.reads import recall
+from personal_understanding.remember import remember
+from personal_understanding.surface import Surface
+from personal_understanding.turn import turn
+
+PERSONAL = "我妹妹小雨下个月在杭州结婚，我有点舍不得。"
+SISTER = {"kind": "entity", "entity_type": "person", "id": "person-xiaoyu", "title": "小雨", "aliases": ["妹妹"]}
+WEDDING = {"kind": "event", "id": "event-wedding", "title": "小雨在杭州结婚", "entity_refs": ["person-xiaoyu"],
+           "date_start": "2027-01", "date_precision": "month"}
+
+
+def traces(root):
+    out = []
+    for path in sorted(paths.traces_dir(root).glob("*.jsonl")):
+        out += [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    return out
+
+
+class TurnTest(ArchiveTest):
+    def test_a_personal_turn_saves_the_words_and_reads_citing_the_turn(self):
+        out = turn(self.root, PERSONAL, turn_id="t1")
+        self.assertTrue(out["captured"])
+        row = open_index(self.root).capture(out["capture_id"])
+        self.assertEqual(json.loads(Path(self.root, row["path"]).read_text("utf-8"))["text"], PERSONAL)
+        self.assertEqual(out["memories"]["read_as"], "turn")
+        self.assertEqual(traces(self.root)[-1]["turn_id"], "t1")
+        again = turn(self.root, PERSONAL, turn_id="t1")
+        self.assertEqual((again["repeated"], again["capture_id"]), (True, out["capture_id"]))
+        self.assertEqual(len(open_index(self.root).turn_capture_ids("t1")), 1)
+
+    def test_a_skip_turn_saves_and_reads_nothing(self):
+        out = turn(self.root, "how do I reverse a list in python", turn_id="t1")
+        self.assertEqual((out["captured"], out["capture_id"], out["read_turn"]), (False, None, False))
+        self.assertNotIn("memories", out)
+        self.assertEqual(traces(self.root), [])
+
+    def test_a_read_turn_is_answered_in_the_same_call(self):
+        first = turn(self.root, PERSONAL, turn_id="t1")
+        remember(self.root, "t1", records=[SISTER, WEDDING])
+        with recall_questions(RECALL_ZH):
+            out = turn(self.root, RECALL_ZH, turn_id="t2")
+        self.assertTrue(out["read_turn"])
+        self.assertFalse(out["captured"])
+        self.assertIn(first["capture_id"], [r["id"] for r in out["recall"]["top"]])
+        self.assertEqual((traces(self.root)[-1]["turn_id"], traces(self.root)[-1]["mode"]), ("t2", "turn"))
+        later = recall(self.root, "杭州", turn_id="t2")  # a read turn reads as itself, not as maintenance
+        self.assertEqual(later["read_as"], "turn")
+
+    def test_reads_of_a_personal_turn_wait_for_its_words(self):
+        receipts.preflight(self.root, PERSONAL, turn_id="t1")
+        self.refused("READ_GATE", recall, self.root, "结婚", turn_id="t1")
+        self.refused("READ_GATE", recall, self.root, "结婚", turn_id="never")
+        self.refused("READ_GATE", recall, self.root, "结婚")
+
+
+class RememberTest(ArchiveTest):
+    def setUp(self):
+        super().setUp()
+        self.capture_id = turn(self.root, PERSONAL, turn_id="t1")["capture_id"]
+
+    def test_a_batch_can_point_at_its_own_items_and_closes_the_turn(self):
+        later = dict(WEDDING, id="event-visit", title="去杭州帮忙", date_start="2027-02")
+        out = remember(self.root, "t1", records=[WEDDING, SISTER, later],
+                       hypotheses=[{"claim": "家里的大事让我想家", "supports": ["event-wedding", "event-visit"]}],
+                       followups=[{"question": "婚礼准备得怎么样了？", "due_rule": "+3d"}])
+        self.assertTrue(out["may_claim_saved"], out)
+        self.assertEqual(out["ledger"]["status"], "derived")
+        self.assertEqual(out["written"]["records"], ["event-wedding", "person-xiaoyu", "event-visit"])
+        self.assertEqual(len(out["written"]["hypotheses"]), 1)
+        said = json.dumps(out["items"], ensure_ascii=False)
+        self.assertNotIn("does not exist", said)  # in-batch references are not dangling
+        index = open_index(self.root)
+        self.assertEqual(index.record("event-wedding")["capture_ids"], [self.capture_id])  # cites the turn by default
+        self.assertNotIn("capture_ids", index.record("person-xiaoyu"))  # cards cite nothing of their own
+        self.assertEqual(index.followup(out["written"]["followups"][0])["capture_id"], self.capture_id)
+
+    def test_one_refused_item_refuses_the_batch_and_lists_every_problem(self):
+        error = self.refused("RECORD_CAPTURE_UNKNOWN", remember, self.root, "t1",
+                             records=[SISTER, {"kind": "fact", "title": "旧笔记", "capture_ids": ["cap-none"]},
+                                      dict(SISTER, title="雨")],
+                             followups=[{"question": "x", "due_rule": "someday"}])
+        problems = [(p["item"], p["code"]) for p in error.details["problems"]]
+        self.assertEqual(problems, [("records[1]", "RECORD_CAPTURE_UNKNOWN"), ("records[2]", "RECORD_ID_EXISTS"),
+                                    ("followups[0]", "BAD_DUE_RULE")])
+        self.assertIn("(and 2 more)", error.message)
+
+    def test_nothing_to_add_needs_a_reason(self):
+        self.refused("LEDGER_REASON_REQUIRED", remember, self.root, "t1")
+        self.refused("LEDGER_REASON_REQUIRED", remember, self.root, "t1", reason="ok")
+        out = remember(self.root, "t1", reason="a greeting, nothing of the user's life")
+        self.assertEqual((out["ledger"]["status"], out["may_claim_saved"]), ("no-derivation-needed", True))
+
+    def test_state_changes_and_followup_answers(self):
+        state = {"kind": "state", "id": "state-leave", "title": "还没决定请不请假", "subject_key": "wedding-leave"}
+        first = remember(self.root, "t1", records=[state], followups=[{"question": "请假的事定了吗？", "due_rule": "+1d"}])
+        text = "定了，请五天假回去帮忙。"
+        turn(self.root, text, turn_id="t2", tier="full")
+        fid = first["written"]["followups"][0]
+        refused = self.refused("FOLLOWUP_CLOSED", remember, self.root, "t2", resolve_followups=[
+            {"id": fid, "resolution": "answered", "note": "请五天假回去"}, {"id": fid, "resolution": "answered", "note": "again and again"}])
+        self.assertIn("twice", refused.message)
+        out = remember(self.root, "t2", updates=[{"id": "state-leave", "summary": "请五天假"}],
+                       resolve_followups=[{"id": fid, "resolution": "answered", "note": "请五天假回去帮忙"}])
+        self.assertTrue(out["may_claim_saved"], out)
+        index = open_index(self.root)
+        self.assertEqual(index.record("state-leave")["status"], "superseded")
+        self.assertEqual(index.followup(fid)["status"], "answered")
+
+    def test_a_turn_without_saved_words_takes_no_items(self):
+        remember(self.root, "t1", reason="closed here: this test is about another turn")
+        turn(self.root, "how do I reverse a list in python", turn_id="t2")
+        self.refused("REMEMBER_NOT_PERSONAL", remember, self.root, "t2", records=[SISTER])
+        self.assertTrue(remember(self.root, "t2")["gate"]["obligations_met"])
+        self.refused("TURN_NO_RECEIPT", remember, self.root, "t3")
+
+
+class SurfaceTest(ArchiveTest):
+    def test_one_text_two_faces(self):
+        text = "Run {cmd:capture_user_update} with {arg:capture_id}, {arg:confirm=true}, {arg:tier=full} or {arg:repair_ledger}."
+        cli = Surface("cli", commands.COMMANDS).text(text)
+        self.assertEqual(cli, "Run capture_user_update.py with --capture-id, --confirm, --tier full or --repair.")
+        full = Surface("mcp", commands.COMMANDS, offered=commands.profile("all")).text(text)
+        self.assertEqual(full, 'Run personal_capture_user_turn with capture_id, confirm: true, tier: "full" or repair_ledger.')
+        default = Surface("mcp", commands.COMMANDS, offered=commands.profile("default")).text("{cmd:capture_user_update} {cmd:validate_memory}")
+        self.assertEqual(default, "personal_turn personal_validate (full tool profile)")
+        console = Surface("cli", commands.COMMANDS, cli_command="personal-understanding").text("{cmd:backup_archive}")
+        self.assertEqual(console, "personal-understanding backup_archive")
+
+    def test_the_users_words_are_never_rendered(self):
+        surface = Surface("mcp", commands.COMMANDS, offered=commands.profile("default"))
+        result = {"text": "我写了 {cmd:forget}", "hint": "see {cmd:forget}", "top": [{"snippet": "{arg:confirm=true}"}],
+                  "warnings": ["{arg:turn_id}"]}
+        self.assertEqual(surface.fields(result), {"text": "我写了 {cmd:forget}", "hint": "see personal_forget",
+                                                  "top": [{"snippet": "{arg:confirm=true}"}], "warnings": ["turn_id"]})
+
+    def test_the_cli_speaks_scripts_and_flags(self):
+        code, out, _ = self.cli("turn", PERSONAL, "--turn-id", "t1")
+        self.assertEqual(code, 0, out)
+        self.assertIn("remember.py", out["next"])
+        self.assertIn("--turn-id", out["next"])
+        batch = json.dumps({"turn_id": "t1", "records": [SISTER, WEDDING]}, ensure_ascii=False).encode("utf-8")
+        code, out, _ = self.cli("remember", "--json", "-", stdin=batch)
+        self.assertEqual((code, out["may_claim_saved"]), (0, True))
+        code, out, _ = self.cli("recall", "结婚", "--mode", "deep")
+        self.assertEqual(code, 1)
+        self.assertIn("--ids", out["error"]["hint"])
