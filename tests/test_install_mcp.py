@@ -223,6 +223,18 @@ class SafetyTest(InstallTest):
         entry = json.loads(config.read_text())["mcpServers"]["personal-understanding"]
         self.assertEqual((entry["command"], entry["env"]), (sys.executable, {"PU_HOME": "/kept"}))
 
+    def test_the_tool_profile_is_part_of_the_registration(self):
+        config = self.path("cursor")
+        code, report = self.install("--client", "cursor", "--tools", "all")
+        self.assertEqual(code, 0, report)
+        entry = json.loads(config.read_text())["mcpServers"]["personal-understanding"]
+        self.assertEqual(entry["args"][-2:], ["--tools", "all"])
+        code, report = self.install("--client", "cursor")  # back to the default profile: the flag goes
+        self.assertEqual(report["clients"][0]["status"], "updated")
+        self.assertEqual(json.loads(config.read_text())["mcpServers"]["personal-understanding"]["args"], [SERVER])
+        code, report = self.install("--client", "cursor")
+        self.assertEqual(report["clients"][0]["status"], "unchanged")
+
     def test_a_null_servers_table_is_filled_in(self):
         config = self.path("windsurf")
         write(config, '{"mcpServers": null, "other": 1}')

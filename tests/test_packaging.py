@@ -9,6 +9,7 @@ import sys
 import sysconfig
 import tempfile
 import unittest
+import zipfile
 from pathlib import Path
 
 from tests import test_mcp_server as mcp_tests
@@ -32,7 +33,8 @@ class PyprojectTest(unittest.TestCase):
 
     def test_console_commands_point_at_main_functions(self):
         scripts = PYPROJECT["project"]["scripts"]
-        self.assertEqual(sorted(scripts), ["personal-understanding-install", "personal-understanding-mcp"])
+        self.assertEqual(sorted(scripts), ["personal-understanding", "personal-understanding-install",
+                                           "personal-understanding-mcp"])
         for target in scripts.values():
             module, function = target.split(":")
             self.assertTrue(callable(getattr(importlib.import_module(module), function)), target)
@@ -41,10 +43,16 @@ class PyprojectTest(unittest.TestCase):
         data_files = PYPROJECT["tool"]["setuptools"]["data-files"]
         self.assertIn("SKILL.md", data_files[SHARE])
         self.assertEqual(data_files[f"{SHARE}/references"], ["references/*.md"])
-        for folder in sorted({p.parent for p in (REPO / "resources").rglob("*") if p.is_file()}):
+        shipped = [p for top in ("resources", "dashboard") for p in (REPO / top).rglob("*") if p.is_file()]
+        for folder in sorted({p.parent for p in shipped}):
             rel = folder.relative_to(REPO).as_posix()
             self.assertEqual(data_files.get(f"{SHARE}/{rel}"), [f"{rel}/*"],
                              f"{rel}/ is not installed: add it to [tool.setuptools.data-files] in pyproject.toml")
+
+    def test_build_outputs_are_ignored(self):
+        ignored = (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+        for pattern in ("/build/", "/dist/", "*.egg-info/"):
+            self.assertIn(pattern, ignored)
 
 
 def _build_tooling_problem(python):
@@ -60,14 +68,16 @@ def _build_tooling_problem(python):
 
 
 class InstallIntoVenvTest(ArchiveTest):
-    """Builds offline (no index, no build isolation) with the running interpreter's pip and setuptools."""
+    """Builds a wheel offline (no index, no build isolation) with the running interpreter's pip and setuptools
+    when it can; otherwise pip builds in isolation from the package index, and the test skips when that is
+    unreachable. The wheel is installed into a fresh venv and used from a folder that is not the checkout."""
 
     def copy_sources(self, target):
         for name in ("pyproject.toml", "README.md", "LICENSE", "SKILL.md"):
             shutil.copy2(REPO / name, target / name)
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
         shutil.copytree(REPO / "scripts" / "personal_understanding", target / "scripts" / "personal_understanding", ignore=ignore)
-        for folder in ("resources", "references"):
+        for folder in ("resources", "references", "dashboard"):
             shutil.copytree(REPO / folder, target / folder, ignore=ignore)
 
     def make_venv(self, where):
@@ -83,48 +93,84 @@ class InstallIntoVenvTest(ArchiveTest):
         Path(purelib, "_host_build_tools.pth").write_text("\n".join(host) + "\n", encoding="utf-8")
         return bindir, python
 
-    def test_pip_install_then_run_the_server_from_a_foreign_folder(self):
-        work = Path(tempfile.mkdtemp(prefix="pu-pkg-", dir=self.tmp))
-        src, venv, foreign = work / "src", work / "venv", work / "elsewhere"
-        src.mkdir()
-        foreign.mkdir()
-        self.copy_sources(src)
-        bindir, python = self.make_venv(venv)
+    def build_wheel(self, python, src, out, cwd):
         problem = _build_tooling_problem(str(python))
-        command = [str(python), "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "--no-input", str(src)]
+        command = [str(python), "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "--no-input",
+                   "-w", str(out), str(src)]
         if problem is None:
             command[4:4] = ["--no-build-isolation", "--no-index"]  # offline, with the host's build tools
-        # Otherwise pip builds in isolation and fetches setuptools and wheel from the package index.
-        proc = subprocess.run(command, capture_output=True, text=True, cwd=str(work), timeout=300)
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=str(cwd), timeout=300)
         if proc.returncode != 0 and problem is not None and any(
                 sign in proc.stdout + proc.stderr for sign in
                 ("No matching distribution", "Could not find a version", "NewConnectionError", "Temporary failure",
                  "Network is unreachable", "Failed to establish")):
             self.skipTest(f"offline build tooling unavailable ({problem}) and the package index is unreachable")
         self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+        wheels = list(out.glob("*.whl"))
+        self.assertEqual(len(wheels), 1, wheels)
+        return wheels[0]
 
+    def test_the_wheel_carries_what_the_code_needs_and_works_from_anywhere(self):
+        work = Path(tempfile.mkdtemp(prefix="pu-pkg-", dir=self.tmp))
+        src, venv, foreign = work / "src", work / "venv", work / "elsewhere"
+        src.mkdir()
+        foreign.mkdir()
+        self.copy_sources(src)
+        bindir, python = self.make_venv(venv)
+        wheel = self.build_wheel(python, src, work / "dist", work)
+        with zipfile.ZipFile(wheel) as zf:
+            names = set(zf.namelist())
+        data = f"personal_understanding-{__version__}.data/data/{SHARE}"
+        for needed in [f"{data}/SKILL.md", f"{data}/dashboard/index.html", f"{data}/dashboard/app.js",
+                       f"{data}/dashboard/style.css", f"{data}/resources/schemas/records.json",
+                       f"{data}/references/commands.md", "personal_understanding/turn.py",
+                       "personal_understanding/retrieval/probe.py"]:
+            self.assertIn(needed, names)
+        proc = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
+                               str(wheel)], capture_output=True, text=True, cwd=str(work), timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+
+        env = mcp_tests.minimal_env(HOME=str(work))
         where = subprocess.run([str(python), "-c", "import personal_understanding as p, personal_understanding.paths as q; "
                                                    "print(p.__file__); print(q.resources_dir()); print(q.default_root())"],
-                               capture_output=True, text=True, cwd=str(foreign), env=mcp_tests.minimal_env(HOME=str(work)))
+                               capture_output=True, text=True, cwd=str(foreign), env=env)
         module_file, resources, default_root = where.stdout.splitlines()
         self.assertTrue(Path(module_file).resolve().is_relative_to(venv.resolve()), module_file)
         self.assertEqual(Path(resources).resolve(), (venv / SHARE / "resources").resolve())
         self.assertEqual(Path(default_root), work / ".personal-understanding")
 
+        archive = Path(self.tmp, "pkg-archive")
         exe = bindir / ("personal-understanding-mcp.exe" if os.name == "nt" else "personal-understanding-mcp")
-        server = mcp_tests.McpProcess([str(exe)], mcp_tests.minimal_env(PU_HOME=str(Path(self.tmp, "pkg-archive"))), str(foreign))
+        server = mcp_tests.McpProcess([str(exe)], mcp_tests.minimal_env(PU_HOME=str(archive)), str(foreign))
         try:
             self.assertEqual(server.initialize()["serverInfo"]["version"], __version__)
             tools = server.request("tools/list")["result"]["tools"]
-            self.assertIn("personal_preflight_turn", [t["name"] for t in tools])
-            result = server.call("personal_preflight_turn", {"text": mcp_tests.PERSONAL, "turn_id": "t1"})
-            self.assertFalse(result["isError"], result)
-            self.assertEqual(result["structuredContent"]["receipt"]["tier"], "full")  # the classifier found its word lists
+            self.assertIn("personal_turn", [t["name"] for t in tools])
+            turn = server.call("personal_turn", {"text": mcp_tests.PERSONAL, "turn_id": "t1"})
+            self.assertFalse(turn["isError"], turn)
+            self.assertEqual(turn["structuredContent"]["receipt"]["tier"], "full")  # the classifier found its word lists
+            done = server.call("personal_remember", {"turn_id": "t1", "records": [
+                {"kind": "event", "title": "小雨在杭州结婚", "date_precision": "month"}]})
+            self.assertTrue(done["structuredContent"]["may_claim_saved"], done)
             skill = server.request("resources/read", {"uri": "personal://skill"})["result"]["contents"][0]["text"]
             self.assertEqual(skill, (REPO / "SKILL.md").read_text(encoding="utf-8"))
         finally:
             code = server.close()
         self.assertEqual(code, 0, server.stderr_text())
+
+        console = bindir / ("personal-understanding.exe" if os.name == "nt" else "personal-understanding")
+        proc = subprocess.run([str(console), "open_dashboard", "--no-open"], capture_output=True, text=True,
+                              cwd=str(foreign), env=mcp_tests.minimal_env(PU_HOME=str(archive)), timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        page = Path(json.loads(proc.stdout)["page"])
+        self.assertTrue(page.is_file())
+        for name in ("app.js", "style.css"):
+            self.assertTrue((page.parent / name).is_file(), name)
+        proc = subprocess.run([str(console), "backup_archive", "--verify"], capture_output=True, text=True,
+                              cwd=str(foreign), env=mcp_tests.minimal_env(PU_HOME=str(archive)), timeout=120)
+        self.assertEqual(json.loads(proc.stdout)["error"]["code"], "BACKUP_NONE")
+        self.assertIn("personal-understanding backup_archive", json.loads(proc.stdout)["error"]["hint"])
+        self.assertEqual(os.listdir(foreign), [])
 
         installer = bindir / ("personal-understanding-install.exe" if os.name == "nt" else "personal-understanding-install")
         proc = subprocess.run([str(installer), "--export-dir", str(work / "snippets"), "--client", "cursor"],

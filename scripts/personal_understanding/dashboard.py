@@ -37,7 +37,7 @@ def meta_path(root):
 
 
 def app_source_dir():
-    return paths.SKILL_DIR / "dashboard"
+    return paths.shipped_dir("dashboard")
 
 
 def shard_of(item_id, shards):
@@ -125,7 +125,7 @@ def install_app(root):
             blob = (source / name).read_bytes()
         except FileNotFoundError:
             raise PuError("DASHBOARD_APP_MISSING", f"{source / name} is missing",
-                          "Reinstall the skill: the dashboard/ folder ships with it.") from None
+                          "Reinstall: the dashboard/ folder ships with the skill and with the package.") from None
         target = dashboard_dir(root) / name
         if not target.is_file() or target.read_bytes() != blob:
             storage.atomic_write(root, target, blob)

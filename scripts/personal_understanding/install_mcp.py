@@ -90,13 +90,15 @@ def detected(client, path):
 
 # --- the entry ------------------------------------------------------------------
 
-def server_command(root=None):
+def server_command(root=None, tools="default"):
     """(command, args, env) that start this copy of the server."""
     script = paths.SKILL_DIR / "scripts" / "mcp_server.py"
     if paths.is_skill_folder(paths.SKILL_DIR) and script.is_file():
         args = [str(script)]
     else:  # installed as a package: no skill folder to point at
         args = ["-m", "personal_understanding.mcp_server"]
+    if tools != "default":
+        args += ["--tools", tools]
     env = {"PU_HOME": str(Path(root).expanduser().resolve())} if root else {}
     return sys.executable, args, env
 
@@ -143,11 +145,16 @@ def usable(command):
     return Path(command).is_file() if os.path.isabs(command) else shutil.which(command) is not None
 
 
+def _profile(args):
+    args = [a for a in args or () if isinstance(a, str)] if isinstance(args, list) else []
+    return args[args.index("--tools") + 1] if "--tools" in args[:-1] else "default"
+
+
 def own_entry_update(entry, wanted, force=False):
     """What an entry that already runs this skill needs, or None when it is fine as it is.
 
-    Only what is needed changes: a missing interpreter, a new --root, a wrong
-    type. A working entry is left alone even when it names another interpreter
+    Only what is needed changes: a missing interpreter, a new --root, another
+    tool profile, a wrong type. A working entry is left alone even when it names another interpreter
     or spells the script's path differently; --force rewrites it as this run
     would create it. The user's own keys (disabled, autoApprove, other env
     variables, extra args) stay.
@@ -157,6 +164,8 @@ def own_entry_update(entry, wanted, force=False):
         changes.update(command=wanted["command"], args=wanted["args"])
     elif not usable(entry.get("command")):
         changes["command"] = wanted["command"]
+    if "args" not in changes and _profile(entry.get("args")) != _profile(wanted["args"]):
+        changes["args"] = wanted["args"]  # the tool profile asked for this time
     if "type" in wanted and entry.get("type", "stdio") != "stdio":
         changes["type"] = "stdio"
     env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
@@ -391,6 +400,8 @@ def build_parser():
     parser.add_argument("--export-dir", metavar="DIR", help="Write ready config snippets to DIR instead of editing configs.")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"Server name in the client's config (default {DEFAULT_NAME}).")
     parser.add_argument("--root", help="Archive root the server uses (recorded as PU_HOME in the entry).")
+    parser.add_argument("--tools", choices=("default", "all"), default="default",
+                        help="Tool profile the server offers: default (the turn tools, for chat) or all (every command).")
     parser.add_argument("--force", action="store_true", help="Re-point an entry of the same name that runs something else.")
     parser.add_argument("--dry-run", action="store_true", help="Show the exact change (a unified diff) and write nothing.")
     return parser
@@ -404,7 +415,7 @@ def run(ns, environ=None, platform=None, moment=None):
         raise _UsageError("choose --auto, --client NAME or --export-dir DIR")
     if ns.auto and ns.export_dir:
         raise _UsageError("--auto edits configs and --export-dir writes snippets instead; choose one")
-    command, args, env = server_command(ns.root)
+    command, args, env = server_command(ns.root, getattr(ns, "tools", "default"))
     report = {"name": ns.name, "server": {"command": command, "args": args, "env": env},
               "skill_dir": str(paths.SKILL_DIR) if args[0] != "-m" else None, "dry_run": bool(ns.dry_run),
               "clients": [], "changed": [], "backups": [], "warnings": []}

@@ -34,16 +34,21 @@ def resolve_root(arg=None, environ=None):
     return Path(chosen).expanduser().resolve()
 
 
-def resources_dir():
-    """Read-only data shipped with the code (word lists, lexicon, schemas)."""
+def shipped_dir(name):
+    """A folder that ships with the code (resources, dashboard): in the skill folder, else where pip put it."""
     import site
 
-    share = Path("share") / "personal-understanding" / "resources"
-    candidates = [SKILL_DIR / "resources", Path(sys.prefix) / share, Path(site.USER_BASE or "~") / share]
+    share = Path("share") / "personal-understanding" / name
+    candidates = [SKILL_DIR / name, Path(sys.prefix) / share, Path(site.USER_BASE or "~") / share]
     for candidate in candidates:
         if candidate.is_dir():
             return candidate
     return candidates[0]
+
+
+def resources_dir():
+    """Read-only data shipped with the code (word lists, lexicon, schemas)."""
+    return shipped_dir("resources")
 
 
 # --- ids -------------------------------------------------------------------
