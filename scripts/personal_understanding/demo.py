@@ -1,118 +1,150 @@
-"""The demo: the whole turn pipeline on a short sample conversation.
+"""The demo: a short sample conversation through the agent's path (the turn tools of the MCP server).
 
-Runs on a temporary archive (or --root), prints a readable account on stderr
-and the proof as one JSON object on stdout.
+Each user message is one `turn` call; each personal turn adds one `remember` call; a question to
+the memory is answered from the turn itself. Runs on a new temporary archive, or on --root when
+that archive holds nothing yet (--force writes into one that does). Prints a readable account on
+stderr and the proof as one JSON object on stdout.
 """
 
 import argparse
 import json
+import os
 import sys
 import tempfile
+from pathlib import Path
 
-from . import archive, capture, followups, gate, ledger, receipts, records, validate
+from . import archive, schema, validate
 from .archive_index import open_index
 from .dashboard import open_dashboard
+from .errors import PuError
 from .pipeline import pipeline_view
-from .retrieval.deep import deep
-from .retrieval.probe import probe
+from .reads import recall
+from .remember import remember
+from .turn import turn
 
 CONVERSATION = [
     "我妹妹小雨下个月在杭州结婚，我有点舍不得，也在纠结要不要请一周假回去帮忙。",
     "how do I turn a python list into a set?",
     "嗯",
+    "你还记得我妹妹什么时候结婚吗？",
 ]
+ASSOCIATION_QUERY = "想家了"  # shares no word with the conversation: found through the concept card
 
 
 def _say(text=""):
     print(text, file=sys.stderr)
 
 
-def run(root):
-    archive.init_archive(root)
-    proof = {"root": str(root), "turns": []}
-
-    # Turn 1: personal. Preflight, capture, derive, finalize, gate.
-    text = CONVERSATION[0]
-    pre = receipts.preflight(root, text, turn_id="demo-t1", session_id="demo")
-    rec = pre["receipt"]
-    _say(f"turn demo-t1  user: {text}")
-    _say(f"  receipt   tier={rec['tier']} signal={rec['signal']} reasons={[r['code'] for r in rec['reasons']]}")
-    cap = capture.capture_text(root, text, "demo-t1")
-    cid = cap["capture_id"]
-    _say(f"  capture   {cid}  sha256={cap['utf8_sha256']}  verified={cap['verified']}")
-    sister = records.add_record(root, kind="entity", entity_type="person", title="小雨", id="person-xiaoyu",
-                                aliases=["妹妹", "我妹妹", "my sister"], domain="family-home")["id"]
-    concept = records.add_record(root, kind="entity", entity_type="concept", title="离家的牵挂", id="concept-missing-family",
-                                 aliases=["舍不得", "想家", "放心不下"], related_ids=[sister])["id"]
-    event = records.add_record(
-        root, kind="event", title="小雨在杭州结婚", summary="妹妹小雨下个月在杭州结婚。",
-        capture_ids=[cid], entity_refs=[sister, concept], domain="family-home", salience=2,
-        date_start="2026-12", date_precision="month", date_basis="source", felt_then="有点舍不得",
-        verbatim_refs=[{"capture_id": cid, "start": 0, "end": text.index("，")}])["id"]
-    decision = records.add_record(
-        root, kind="decision", title="要不要请一周假回去帮忙", capture_ids=[cid], entity_refs=[sister],
-        status="uncertain", subject_key="leave-for-wedding", domain="education-career")["id"]
-    follow = followups.add_followup(root, "婚礼准备得怎么样了？请假的事定了吗？", cid,
-                                    expectation="下个月妹妹结婚，考虑请一周假", due_rule="+7d")["id"]
-    _say(f"  derived   {event} (event), {sister} (entity, aliases 妹妹/我妹妹), {concept} (concept card), "
-         f"{decision} (open decision), follow-up {follow}")
-    fin = ledger.finalize(root, cid, "derived")
+def holds_material(root):
+    """Does this archive already hold someone's words or records?"""
+    if not archive.exists(root):
+        return False
     index = open_index(root)
-    _say(f"  ledger    {cid} -> {fin['status']}: {', '.join(fin['record_ids'])}")
-    _say(f"            {event} cites {', '.join(index.record(event)['capture_ids'])}")
-    check = gate.session_check(root, "demo-t1")
-    _say(f"  gate      may_claim_saved={check['may_claim_saved']}")
-    proof["turns"].append({"turn_id": "demo-t1", "receipt": {k: rec[k] for k in ("tier", "signal", "reasons", "message_sha256")},
-                           "capture": {"capture_id": cid, "utf8_sha256": cap["utf8_sha256"], "path": cap["path"]},
-                           "records": fin["record_ids"] + [sister, concept], "followup": follow,
-                           "ledger": {"status": fin["status"], "record_ids": fin["record_ids"],
-                                      "record_to_capture": {rid: index.record(rid).get("capture_ids", []) for rid in fin["record_ids"]}},
-                           "gate": {"may_claim_saved": check["may_claim_saved"], "gates": {k: v["ok"] for k, v in check["gates"].items()}}})
+    return any(index.count(f"SELECT COUNT(*) FROM {table}") for table in ("receipts", "captures", "records"))
 
-    # Turn 2: technical. The receipt says skip; nothing is saved and nothing may be claimed.
+
+def _why(row):
+    why = row["why"]
+    return why.get("alias") or why.get("matched") or why.get("via") or why.get("channel")
+
+
+def _first_turn(root, run, duplicate_ok):
+    text = CONVERSATION[0]
+    started = turn(root, text, turn_id=f"{run}-t1", session_id=run)
+    cid = started["capture_id"]
+    sister, concept = f"person-xiaoyu{run[4:]}", f"concept-missing-family{run[4:]}"
+    extra = {"allow_duplicate": True} if duplicate_ok else {}
+    batch = [
+        dict(kind="entity", entity_type="person", title="小雨", id=sister, aliases=["妹妹", "我妹妹", "my sister"],
+             domain="family-home", **extra),
+        dict(kind="entity", entity_type="concept", title="离家的牵挂", id=concept, aliases=["舍不得", "想家", "放心不下"],
+             related_ids=[sister], **extra),
+        dict(kind="event", title="小雨在杭州结婚", summary="妹妹小雨下个月在杭州结婚。", entity_refs=[sister, concept],
+             domain="family-home", salience=2, date_precision="month", date_basis="source", felt_then="有点舍不得",
+             verbatim_refs=[{"capture_id": cid, "start": 0, "end": text.index("，")}], **extra),
+        dict(kind="decision", title="要不要请一周假回去帮忙", entity_refs=[sister], status="uncertain",
+             subject_key=f"leave-for-wedding{run[4:]}", domain="education-career", **extra),
+    ]
+    done = remember(root, started["turn_id"], records=batch,
+                    followups=[{"question": "婚礼准备得怎么样了？请假的事定了吗？", "expectation": "下个月妹妹结婚，考虑请一周假",
+                                "due_rule": "+7d"}])
+    index = open_index(root)
+    event = next(r for r in done["written"]["records"] if r.startswith("event-"))
+    _say(f"turn {started['turn_id']}  user: {text}")
+    _say(f"  turn      tier={started['receipt']['tier']} reasons={started['receipt']['reasons']}")
+    _say(f"            saved {cid} sha256={started.get('utf8_sha256')}")
+    _say(f"  remember  {', '.join(done['written']['records'])}; follow-up {done['written']['followups'][0]}")
+    _say(f"            ledger {done['ledger']['status']}; {event} cites {', '.join(sorted(schema.cited_captures(index.record(event))))}")
+    _say(f"            may_claim_saved={done['may_claim_saved']}   (2 calls)")
+    return {"turn_id": started["turn_id"], "calls": 2, "receipt": started["receipt"],
+            "capture": {"capture_id": cid, "utf8_sha256": started.get("utf8_sha256"),
+                        "path": index.capture(cid)["path"]},
+            "records": done["written"]["records"], "followups": done["written"]["followups"],
+            "ledger": dict(done["ledger"], record_to_capture={rid: sorted(schema.cited_captures(index.record(rid)))
+                                                              for rid in done["ledger"].get("record_ids", [])}),
+            "gate": {"may_claim_saved": done["may_claim_saved"], "gates": done["gate"]["gates"]}}, event
+
+
+def _plain_turns(root, run):
+    out = []
     text = CONVERSATION[1]
-    rec = receipts.preflight(root, text, turn_id="demo-t2", session_id="demo")["receipt"]
-    check = gate.session_check(root, "demo-t2")
-    _say(f"turn demo-t2  user: {text}")
-    _say(f"  receipt   tier={rec['tier']} signal={rec['signal']}  ->  nothing to save; gate obligations_met={check['obligations_met']}, may_claim_saved={check['may_claim_saved']}")
-    proof["turns"].append({"turn_id": "demo-t2", "receipt": {"tier": rec["tier"], "signal": rec["signal"]},
-                           "gate": {"obligations_met": check["obligations_met"], "may_claim_saved": check["may_claim_saved"]}})
-
-    # Turn 3: almost no content. Fast path: capture, close with a reason.
+    started = turn(root, text, turn_id=f"{run}-t2", session_id=run)
+    gate = remember(root, started["turn_id"])
+    _say(f"turn {started['turn_id']}  user: {text}")
+    _say(f"  turn      tier={started['receipt']['tier']} signal={started['receipt']['signal']}  ->  nothing saved; "
+         f"may_claim_saved={gate['may_claim_saved']}   (1 call; the gate call only to show it)")
+    out.append({"turn_id": started["turn_id"], "calls": 1, "receipt": started["receipt"], "captured": started["captured"],
+                "gate": {"obligations_met": gate["gate"]["obligations_met"], "may_claim_saved": gate["may_claim_saved"]}})
     text = CONVERSATION[2]
-    rec = receipts.preflight(root, text, turn_id="demo-t3", session_id="demo")["receipt"]
-    cap = capture.capture_text(root, text, "demo-t3")
-    ledger.finalize(root, cap["capture_id"], "no-derivation-needed", "acknowledgement only, nothing new to derive")
-    check = gate.session_check(root, "demo-t3")
-    _say(f"turn demo-t3  user: {text}")
-    _say(f"  receipt   tier={rec['tier']} low_information={rec['low_information']}  capture {cap['capture_id']} closed; may_claim_saved={check['may_claim_saved']}")
-    proof["turns"].append({"turn_id": "demo-t3", "receipt": {"tier": rec["tier"], "low_information": rec["low_information"]},
-                           "capture": {"capture_id": cap["capture_id"], "utf8_sha256": cap["utf8_sha256"]},
-                           "gate": {"may_claim_saved": check["may_claim_saved"]}})
+    started = turn(root, text, turn_id=f"{run}-t3", session_id=run)
+    done = remember(root, started["turn_id"], reason="acknowledgement only, nothing new to derive")
+    _say(f"turn {started['turn_id']}  user: {text}")
+    _say(f"  turn      low_information={started['receipt']['low_information']}, saved {started['capture_id']}; "
+         f"remember closes it: {done['ledger']['status']}; may_claim_saved={done['may_claim_saved']}   (2 calls)")
+    out.append({"turn_id": started["turn_id"], "calls": 2, "receipt": started["receipt"],
+                "capture": {"capture_id": started["capture_id"]}, "gate": {"may_claim_saved": done["may_claim_saved"]}})
+    return out
 
-    # Recall: a later turn asks in other words. A read turn: nothing new to save, the answer comes
-    # with its evidence path.
-    text = "我姐那边婚礼的事定了吗？"
-    rec = receipts.preflight(root, text, turn_id="demo-t4", session_id="demo")["receipt"]
-    found = probe(root, "妹妹 婚礼", maintenance=True)
-    zero = probe(root, "想家了", maintenance=True)
-    _say(f"turn demo-t4  user: {text}")
-    _say(f"  receipt   tier={rec['tier']} signal={rec['signal']} read_turn={rec['read_turn']} "
-         f"required_actions={rec['required_actions']}")
-    for row in found["top"][:3]:
-        why = row["why"]
-        how = why.get("alias_route", {}).get("aliases") or list(why.get("matched", {})) or why.get("via")
-        _say(f"  recall    {row['id']} ({row['kind']}) via {how}")
-    for assoc in zero["associations"][:2]:
-        _say(f"  associate 想家了 -> {assoc['id']} along {' -> '.join(assoc['via'])}")
-    words = deep(root, [event], "turn")["items"][0]["verbatim"][0]
+
+def _recall_turn(root, run, event, first_capture):
+    text = CONVERSATION[3]
+    started = turn(root, text, turn_id=f"{run}-t4", session_id=run)
+    read = started.get("recall") or started.get("memories") or {"top": []}
+    _say(f"turn {started['turn_id']}  user: {text}")
+    for row in read["top"][:3]:
+        _say(f"  recall    {row['id']} ({row['kind']}) via {_why(row)}")
+    calls = 1
+    if started["captured"]:  # the classifier took the question for a personal message: close it
+        remember(root, started["turn_id"], reason="a question about the wedding; nothing new said")
+        calls = 2
+    zero = recall(root, ASSOCIATION_QUERY, turn_id=started["turn_id"])
+    for assoc in zero.get("associations", [])[:2]:
+        _say(f"  associate {ASSOCIATION_QUERY} -> {assoc['id']} along {' -> '.join(assoc['via'])}")
+    words = recall(root, mode="deep", ids=[event], turn_id=started["turn_id"])["items"][0]["verbatim"][0]
     _say(f"  words     {words['capture_id']}: {words['spans'][0]['quote']!r} (sha256 {words['utf8_sha256'][:16]}…)")
-    proof["turns"].append({"turn_id": "demo-t4", "receipt": {k: rec[k] for k in ("tier", "signal", "read_turn",
-                                                                                  "required_actions")}})
-    proof["recall"] = {"query": "妹妹 婚礼", "trace_id": found["trace_id"],
-                       "top": [{"id": r["id"], "why": r["why"]} for r in found["top"][:3]],
-                       "associations_for_想家了": zero["associations"][:2], "verbatim": words}
+    top = [r["id"] for r in read["top"]]
+    right = bool(top) and (top[0] == first_capture or top[0] == event or top[0].startswith("person-xiaoyu"))
+    if not right:
+        _say(f"  note      the first row is {top[:1]}, not the turn that said it ({first_capture}) or its records")
+    return {"turn_id": started["turn_id"], "calls": calls, "query": text, "read_turn": started["read_turn"],
+            "trace_id": read.get("trace_id"), "top": [{"id": r["id"], "why": r["why"]} for r in read["top"][:3]],
+            "first_row_is_the_wedding": right, "associations_for_" + ASSOCIATION_QUERY: zero.get("associations", [])[:2],
+            "verbatim": words}
 
+
+def run(root, force=False):
+    if holds_material(root) and not force:
+        raise PuError("DEMO_ARCHIVE_NOT_EMPTY", f"{root} already holds material; the demo would add its sample family to it",
+                      "Run the demo without --root (a new temporary archive), point --root at an empty folder, or pass "
+                      "--force to write into this archive anyway.")
+    duplicate_ok = holds_material(root)
+    archive.init_archive(root)
+    run_id = "demo" if not duplicate_ok else "demo-" + os.urandom(3).hex()
+    proof = {"root": str(root), "turns": []}
+    first, event = _first_turn(root, run_id, duplicate_ok)
+    proof["turns"].append(first)
+    proof["turns"] += _plain_turns(root, run_id)
+    proof["recall"] = _recall_turn(root, run_id, event, first["capture"]["capture_id"])
     report = validate.validate(root)
     _say(f"validate  {report['status']} ({report['checked']['captures']} captures, {report['checked']['records']} records)")
     proof["validate"] = {"status": report["status"], "problems": report["problems"]}
@@ -127,21 +159,30 @@ def run(root):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="demo.py", description="Run the full pipeline on a sample conversation and print the proof.",
+        prog="demo.py", description="Run a sample conversation through the agent's path and print the proof.",
         epilog="Example:\n  python3 scripts/demo.py                 # a new temporary archive\n"
-               "  python3 scripts/demo.py --root /tmp/pu   # an archive of your choice\n\n"
+               "  python3 scripts/demo.py --root /tmp/pu   # an archive of your choice (empty, or --force)\n\n"
                "Prints the proof as one JSON object on stdout and a readable account on stderr.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", help="Archive to use (default: a new temporary folder).")
+    parser.add_argument("--root", help="Archive to use (default: a new temporary folder). It must hold no material yet.")
+    parser.add_argument("--force", action="store_true", help="Write the sample conversation into an archive that already "
+                                                             "holds material (it adds a second sample family).")
     args = parser.parse_args(argv)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(encoding="utf-8")
         except (AttributeError, ValueError):
             pass
-    root = args.root or tempfile.mkdtemp(prefix="personal-understanding-demo-")
+    root = Path(args.root).expanduser().resolve() if args.root else Path(tempfile.mkdtemp(prefix="personal-understanding-demo-"))
     _say(f"archive: {root}\n")
-    proof = run(root)
+    try:
+        proof = run(root, force=args.force)
+    except PuError as exc:
+        from . import commands
+        from .surface import Surface
+
+        print(json.dumps({"error": Surface("cli", commands.COMMANDS).fields(exc.to_dict())}, ensure_ascii=False, indent=2))
+        return 1
     print(json.dumps(proof, ensure_ascii=False, indent=2))
-    ok = proof["validate"]["status"] != "failed" and proof["turns"][0]["gate"]["may_claim_saved"]
+    ok = (proof["validate"]["status"] != "failed" and proof["turns"][0]["gate"]["may_claim_saved"])
     return 0 if ok else 1
