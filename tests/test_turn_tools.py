@@ -45,6 +45,13 @@ class TurnTest(ArchiveTest):
         self.assertNotIn("memories", out)
         self.assertEqual(traces(self.root), [])
 
+    def test_a_skip_turn_upgraded_to_full_is_saved(self):
+        text = "how do I reverse a list in python"
+        turn(self.root, text, turn_id="t1")
+        out = turn(self.root, text, turn_id="t1", tier="full")
+        self.assertEqual((out["receipt"]["tier"], out["receipt"]["version"], out["captured"]), ("full", 2, True))
+        self.refused("TIER_DOWNGRADE_REFUSED", turn, self.root, text, turn_id="t1", tier="skip")
+
     def test_a_read_turn_is_answered_in_the_same_call(self):
         first = turn(self.root, PERSONAL, turn_id="t1")
         remember(self.root, "t1", records=[SISTER, WEDDING])
