@@ -24,10 +24,11 @@ _WARNINGS = {"type": A, "items": _STRING_OR_OBJECT}
 _ROWS = {"type": A, "items": {"type": O, "properties": obj(id=S, kind=S, title=nullable(S), summary=S, snippet=S,
                                                              capture_ids=array_of(S), why=O),
                               "required": ["id", "kind", "why"]}}
-_READ = {"type": O, "properties": dict(obj(mode=S, status=S, read_as=S, scope=S, top=_ROWS, trace_id=_TRACE_ID, note=S),
-                                       **page()), "required": ["status", "top", "total", "shown", "trace_id"]}
-_DUE = {"type": A, "items": {"type": O, "properties": obj(id=S, question=S, prompt=S, due_at=nullable(S), capture_id=S),
+_READ = {"type": O, "properties": dict(obj(status=S, scope=S, top=_ROWS, trace_id=_TRACE_ID), **page()),
+         "required": ["status", "top", "total", "shown", "trace_id"]}
+_DUE = {"type": A, "items": {"type": O, "properties": obj(id=S, question=S, prompt=S, due_at=nullable(S)),
                              "required": ["id", "question"]}}
+_DUE_REF = {"$ref": "#/$defs/followups"}
 
 
 def _items(required=(), **props):
@@ -64,7 +65,7 @@ TURN_COMMANDS = [
         run="turn:turn", writes_trace=True, covers=("preflight_context", "capture_user_update"),
         example='python3 scripts/turn.py "我妹妹下个月结婚，我有点舍不得" --turn-id t1',
         output=obj(turn_id=S, receipt=_items(("tier", "signal"), tier=S, signal=S, reasons=array_of(S),
-                                             low_information=B, required_actions=array_of(S)),
+                                             low_information=B),
                    read_turn=B, captured=B, capture_id=nullable(S), due_followups=_DUE, next=S),
         optional=obj(memories={"$ref": "#/$defs/read"}, recall={"$ref": "#/$defs/read"}, repeated=B, utf8_sha256=S,
                      read_error=O, backup_reminder=O, warnings=_WARNINGS),
@@ -376,7 +377,7 @@ COMMANDS += [
                 Param("horizon", I, "Days ahead counted as upcoming.", default=3, minimum=0)),
         run="followups:followup_check",
         example="python3 scripts/followup_check.py --as-of 2026-12-01",
-        output=_obj(as_of=S, horizon_days=I, due=_DUE, upcoming=_DUE, undated=_DUE),
+        output=_obj(as_of=S, horizon_days=I, due=_DUE_REF, upcoming=_DUE_REF, undated=_DUE_REF), defs={"followups": _DUE},
     ),
     Command(
         name="resolve_followup", tool="personal_resolve_followup",

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""MCP server round trips through a real server process (goals: read tools <= 50 ms median at 10 000 records;
->= 200 sequential read calls per second on a small archive).
+"""The agent's path over MCP: what tools/list costs, and server time per call and per turn.
 
-    python3 tests/perf/bench_mcp.py [sizes...]        (default: 100 and 10000 records)
+    python3 tests/perf/bench_mcp.py [sizes...]        (default: 10000 records)
 
-Read tools measured: personal_retrieve {"query", "maintenance": true} when the registry has it, and
-personal_current_state, personal_session_check, personal_validate.
+Prints tools/list bytes per tool profile, then, at each archive size (records plus 1 000 captured
+turns), the median and p95 server time (the request handled in-process, JSON in and out, no pipe)
+of personal_turn (a personal message), personal_remember (5 items), personal_recall, a skip turn,
+and a whole personal turn (turn + remember). Goal: <= 30 ms server time per personal turn. A
+subprocess ping gives the stdio floor a client adds on top.
 """
 
+import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,90 +20,112 @@ import time
 
 import _bench
 from bench_add_record import build as build_records
-from personal_understanding import commands, ledger
+from personal_understanding import capture, ledger, mcp_server, receipts
 
-RUNS = 60
-QUERIES = ["第12件事", "event 7 朋友", "和朋友一起做的事", "person-p3", "第999件事 event"]
-
-
-class Server:
-    def __init__(self, root):
-        started = time.perf_counter()
-        env = dict(os.environ, PU_HOME=str(root))
-        self.proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py")], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir())
-        self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})
-        self.startup = time.perf_counter() - started
-
-    def request(self, method, params=None):
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
-        self.proc.stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
-        self.proc.stdin.flush()
-        reply = json.loads(self.proc.stdout.readline())
-        if "error" in reply:
-            raise SystemExit(f"{method}: {reply['error']}")
-        return reply["result"]
-
-    def call(self, tool, arguments):
-        started = time.perf_counter()
-        result = self.request("tools/call", {"name": tool, "arguments": arguments})
-        elapsed = time.perf_counter() - started
-        if result.get("isError"):
-            raise SystemExit(f"{tool}: {result['content'][0]['text']}")
-        return elapsed, result
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+RUNS = 40
+CAPTURED_TURNS = 1000
+MESSAGES = ["我和第{n}号朋友去爬山，膝盖又疼了，有点担心。", "My sister called about plan {n} for mom's birthday; I am nervous.",
+            "最近第{n}次失眠，一直在想搬家的事情。", "I finally finished book {n} my dad gave me, and I cried at the end."]
+QUERIES = ["爬山 膝盖", "mom's birthday", "搬家", "和朋友一起做的事", "第12件事"]
 
 
-def read_calls():
-    """(label, tool, arguments-maker) for the read tools this registry has."""
-    tools = {c.tool for c in commands.COMMANDS if c.mcp}
-    out = []
-    if "personal_retrieve" in tools:
-        out.append(("retrieve", "personal_retrieve", lambda i: {"query": QUERIES[i % len(QUERIES)], "maintenance": True}))
-    out += [("current_state", "personal_current_state", lambda i: {}),
-            ("session_check", "personal_session_check", lambda i: {"turn_id": "seed"})]
+def tools_list_bytes(root):
+    out = {}
+    for profile in ("default", "all"):
+        server = mcp_server.Server(root, log=io.StringIO(), tools=profile)
+        reply = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        out[profile] = (len(reply["result"]["tools"]), len(mcp_server.encode(reply)))
     return out
 
 
+def timed(server, tool, arguments):
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}},
+                         ensure_ascii=False).encode("utf-8")
+    started = time.perf_counter()
+    reply = json.loads(server.handle_line(message))
+    elapsed = time.perf_counter() - started
+    result = reply["result"]
+    if result.get("isError"):
+        raise SystemExit(f"{tool}: {result['content'][0]['text']}")
+    return elapsed, result["structuredContent"]
+
+
+def batch(n):
+    person = f"person-bench-{n}"
+    return {"records": [{"kind": "entity", "entity_type": "person", "id": person, "title": f"朋友{n}号"},
+                        {"kind": "event", "title": f"和朋友{n}号去爬山", "entity_refs": [person]},
+                        {"kind": "state", "title": f"膝盖第{n}次疼", "subject_key": f"knee-{n}"},
+                        {"kind": "preference", "title": f"喜欢第{n}条山路"}],
+            "followups": [{"question": "膝盖好点了吗？", "due_rule": "+3d"}]}
+
+
+def build(root, size):
+    cid = build_records(root, size)
+    ledger.finalize(root, cid, "derived")
+    for i in range(CAPTURED_TURNS):
+        text = _bench.text_for(i)
+        receipts.preflight(root, text, turn_id=f"bulk-{i}", tier="full")
+        ledger.finalize(root, capture.capture_text(root, text, f"bulk-{i}")["capture_id"], "no-derivation-needed",
+                        "synthetic benchmark turn")
+
+
+def line(label, samples):
+    med, p95 = _bench.median_p95(samples)
+    print(f"    {label:<30} median {_bench.ms(med)}  p95 {_bench.ms(p95)}")
+    return med
+
+
+def stdio_floor(root):
+    proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py"), "--root", str(root)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    times = []
+    for i in range(RUNS):
+        started = time.perf_counter()
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}).encode() + b"\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        times.append(time.perf_counter() - started)
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return _bench.median_p95(times)[0]
+
+
 def main():
-    sizes = _bench.sizes_from_argv([100, 10000])
-    print(f"MCP server benchmark ({_bench.disk_note()}); one server process per size, median of {RUNS} calls")
-    print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
+    sizes = _bench.sizes_from_argv([10000])
+    print(f"MCP agent-path benchmark ({_bench.disk_note()}); median and p95 of {RUNS} calls, server time in-process")
     for size in sizes:
         tmp = tempfile.mkdtemp(prefix="pu-bench-")
         try:
             root = f"{tmp}/a"
             started = time.perf_counter()
-            cid = build_records(root, size)
-            ledger.finalize(root, cid, "derived")
+            build(root, size)
             built = time.perf_counter() - started
-            server = Server(root)
-            print(f"  {size:>6} records (built in {built:.1f} s, {_bench.size_line(root)}); "
-                  f"server start to initialize reply {_bench.ms(server.startup)}")
-            for label, tool, make in read_calls():
-                server.call(tool, make(0))  # first call warms the index and caches
-                times = [server.call(tool, make(i))[0] for i in range(RUNS)]
-                med, p95 = _bench.median_p95(times)
-                count, t0 = 0, time.perf_counter()
-                while time.perf_counter() - t0 < 1.0:
-                    server.call(tool, make(count))
-                    count += 1
-                rate = count / (time.perf_counter() - t0)
-                print(f"    {label:<14} median {_bench.ms(med)}  p95 {_bench.ms(p95)}   {rate:7.0f} sequential calls/s")
-            times = [server.call("personal_validate", {})[0] for _ in range(5)]
-            print(f"    {'validate':<14} median {_bench.ms(_bench.median_p95(times)[0])}  (whole archive, 5 calls)")
-            times = []
-            for _ in range(RUNS):
-                t0 = time.perf_counter()
-                server.request("ping")
-                times.append(time.perf_counter() - t0)
-            print(f"    {'ping':<14} median {_bench.ms(_bench.median_p95(times)[0])}  (protocol floor)")
-            server.close()
+            if size == sizes[0]:
+                for profile, (count, size_bytes) in tools_list_bytes(root).items():
+                    print(f"  tools/list, {profile} profile: {count} tools, {size_bytes} bytes")
+            print(f"  {size} records + {CAPTURED_TURNS} captured turns (built in {built:.0f} s, {_bench.size_line(root)})")
+            server = mcp_server.Server(root, log=io.StringIO())
+            timed(server, "personal_recall", {"query": "warm up", "maintenance": True})  # opens the indexes
+            turns, remembers, whole, recalls, skips = [], [], [], [], []
+            for n in range(RUNS):
+                t_turn, out = timed(server, "personal_turn", {"text": MESSAGES[n % len(MESSAGES)].format(n=n),
+                                                              "turn_id": f"bench-{n}"})
+                t_rem, done = timed(server, "personal_remember", dict(batch(n), turn_id=out["turn_id"]))
+                if not done["may_claim_saved"]:
+                    raise SystemExit(f"turn {n} did not pass the gate: {done['next']}")
+                turns.append(t_turn)
+                remembers.append(t_rem)
+                whole.append(t_turn + t_rem)
+                recalls.append(timed(server, "personal_recall", {"query": QUERIES[n % len(QUERIES)], "turn_id": out["turn_id"]})[0])
+                skips.append(timed(server, "personal_turn", {"text": f"how do I sort a list in python ({n})",
+                                                             "turn_id": f"skip-{n}"})[0])
+            line("personal_turn (personal)", turns)
+            line("personal_remember (5 items)", remembers)
+            line("personal_recall (probe)", recalls)
+            line("personal_turn (skip)", skips)
+            med = line("whole personal turn (2 calls)", whole)
+            print(f"    goal <= 30 ms per personal turn: {'met' if med <= 0.030 else 'NOT met'} (median)")
+            print(f"    stdio round trip floor (ping)  median {_bench.ms(stdio_floor(root))}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
