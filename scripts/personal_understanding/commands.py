@@ -31,6 +31,17 @@ _DUE = {"type": A, "items": {"type": O, "properties": obj(id=S, question=S, prom
 _DUE_REF = {"$ref": "#/$defs/followups"}
 
 
+# What a probe filters by: shared by recall and retrieve_v2.
+_QUERY = Param("query", S, "What to look for, in the user's words or a clue.", positional=True)
+_FILTERS = (
+    Param("window", S, "Dates: YYYY[-MM[-DD]] or A:B (either side may be empty)."),
+    Param("phase", S, "Only this life phase (childhood, university, ...)."),
+    Param("as_of", S, "Answer as of this date: states and decisions true then."),
+    Param("expand", A, "Other phrasings to search too; they help find, never become facts."),
+    Param("domain", S, "Only this life branch."),
+)
+
+
 def _items(required=(), **props):
     return {"type": O, "properties": obj(**props), "required": list(required)}
 
@@ -40,6 +51,8 @@ def _record_kinds():
 
     return [k for k, v in rules()["kinds"].items() if not v.get("model_only")]
 
+
+_SECTIONS = ("records", "updates", "hypotheses", "followups", "resolve_followups")  # of a remember batch
 
 # The turn tools: what an agent calls mid-chat. Each folds several fine-grained operations (covers) into one call.
 TURN_COMMANDS = [
@@ -106,8 +119,7 @@ TURN_COMMANDS = [
                 "session_check"),
         example="python3 scripts/remember.py --json batch.json",
         output=obj(turn_id=S, capture_id=nullable(S),
-                   written=_items(SECTIONS_OUT := ("records", "updates", "hypotheses", "followups", "resolve_followups"),
-                                  **{k: array_of(S) for k in SECTIONS_OUT}),
+                   written=_items(_SECTIONS, **{k: array_of(S) for k in _SECTIONS}),
                    items=array_of(O), ledger=_items(("status",), status=nullable(S), changed=B, record_ids=array_of(S)),
                    may_claim_saved=B, gate=_items(("obligations_met",), obligations_met=B, gates=O,
                                                   pending_capture_ids=array_of(S)),
@@ -125,16 +137,12 @@ TURN_COMMANDS = [
                     "the user. mode survey: the archive map. Cite the turn ({arg:turn_id}); outside a turn pass "
                     "{arg:maintenance=true}. Nothing found is about what is saved, not proof it did not happen.",
         params=(
-            Param("query", S, "What to look for, in the user's words or a clue.", positional=True),
+            _QUERY,
             Param("mode", S, "probe, deep or survey.", default="probe", enum=("probe", "deep", "survey")),
             Param("ids", A, "deep: the record or capture ids to read; probe: fetch these rows."),
-            Param("window", S, "Dates: YYYY[-MM[-DD]] or A:B."),
-            Param("phase", S, "Only this life phase (childhood, university, ...)."),
-            Param("as_of", S, "Answer as of this date: states and decisions true then."),
-            Param("expand", A, "Other phrasings to search too."),
+        ) + _FILTERS + (
             Param("limit", I, "Rows (default 10).", default=10, minimum=1),
             Param("offset", I, "Skip this many rows (paging: pass next_offset).", default=0, minimum=0),
-            Param("domain", S, "Only this life branch."),
             Param("turn_id", S, "The current turn (from the turn call)."),
             Param("maintenance", B, "A read outside a user turn (audits); traced as maintenance.", default=False),
         ),
@@ -472,16 +480,12 @@ COMMANDS += [
                     "it came up and whether it rests on the user's words. {arg:level=deep} with {arg:ids} returns the verbatim "
                     "text or exact spans. A read cites the turn ({arg:turn_id} or {arg:capture_id}), or says {arg:maintenance=true}. 'Nothing "
                     "found' is about what is saved, never proof that something did not happen.",
-        params=(Param("query", S, "What to look for, in the user's words or a clue.", positional=True),
+        params=(_QUERY,
                 Param("level", S, "probe (default) or deep.", default="probe", enum=("probe", "deep")),
-                Param("ids", A, "Record or capture ids: fetch them (probe) or read their words (deep)."),
-                Param("window", S, "Date window YYYY[-MM[-DD]] or A:B (either side may be empty)."),
-                Param("phase", S, "Only records of this life phase (childhood, university, ...)."),
-                Param("as_of", S, "Answer as of this date: states and decisions true then."),
+                Param("ids", A, "Record or capture ids: fetch them (probe) or read their words (deep)."))
+        + _FILTERS + (
                 Param("limit", I, "Rows in top.", default=10, minimum=1),
                 Param("offset", I, "Skip this many fused rows (paging).", default=0, minimum=0),
-                Param("expand", A, "Alternative phrasings to search too; they never become facts."),
-                Param("domain", S, "Only this life branch."),
                 Param("budget", I, "Approximate tokens of material to return (default 2000; deep 4000).", minimum=100),
                 Param("per_episode", I, "At most this many rows from one conversation (0: no cap).", default=3, minimum=0))
         + _GATE,
