@@ -63,6 +63,10 @@ class TurnTest(ArchiveTest):
         self.assertEqual((traces(self.root)[-1]["turn_id"], traces(self.root)[-1]["mode"]), ("t2", "turn"))
         later = recall(self.root, "杭州", turn_id="t2")  # a read turn reads as itself, not as maintenance
         self.assertEqual(later["read_as"], "turn")
+        from personal_understanding.pipeline import pipeline_view
+
+        page = Path(pipeline_view(self.root, turn_id="t2")["pages"][0]).read_text("utf-8")
+        self.assertIn(out["recall"]["trace_id"], page)  # the turn's page shows the reads that cited it
 
     def test_reads_of_a_personal_turn_wait_for_its_words(self):
         receipts.preflight(self.root, PERSONAL, turn_id="t1")

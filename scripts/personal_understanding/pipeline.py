@@ -200,7 +200,7 @@ def _trace_block(trace, index):
 
 
 def _traces_by_capture(root):
-    """{capture_id: [trace lines]} over every trace file (reads only)."""
+    """{capture_id or "turn:" + turn_id: [trace lines]} over every trace file (reads only)."""
     out = {}
     tdir = paths.traces_dir(root)
     names = sorted(n for n in os.listdir(tdir) if n.endswith(".jsonl")) if tdir.is_dir() else []
@@ -209,6 +209,8 @@ def _traces_by_capture(root):
         for _line, _off, obj in entries:
             if obj.get("capture_id"):
                 out.setdefault(obj["capture_id"], []).append(obj)
+            elif obj.get("turn_id"):  # a read turn: nothing captured, the read cites the turn
+                out.setdefault("turn:" + obj["turn_id"], []).append(obj)
     for traces in out.values():
         traces.sort(key=lambda t: (t.get("at") or "", t.get("trace_id") or ""))
     return out
@@ -233,8 +235,8 @@ def render_turn(root, index, turn_id, traces, generated_at):
     if any((index.capture(c) or {}).get("status") == "forgotten" for c in cids):
         parts.append('<p class="muted">This turn\'s words were forgotten on request, and its reads with them.</p>')
     else:
-        found = [t for c in cids for t in traces.get(c, ())]
-        parts += [_trace_block(t, index) for t in found] or ['<p class="muted">No read was traced with this turn\'s capture id.</p>']
+        found = [t for c in cids for t in traces.get(c, ())] + list(traces.get("turn:" + turn_id, ()))
+        parts += [_trace_block(t, index) for t in found] or ['<p class="muted">No read was traced for this turn.</p>']
     body = "\n".join(parts)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
