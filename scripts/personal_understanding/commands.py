@@ -75,7 +75,7 @@ TURN_COMMANDS = [
                              "asked not to remember this).", default="auto", enum=("auto", "full", "skip")),
             Param("limit", I, "Rows of memories (default 5) or recall (default 10).", minimum=1),
         ),
-        run="turn:turn", writes_trace=True, covers=("preflight_context", "capture_user_update"),
+        run="turn:turn", writes_trace=True, idempotent=True, covers=("preflight_context", "capture_user_update"),
         example='python3 scripts/turn.py "我妹妹下个月结婚，我有点舍不得" --turn-id t1',
         output=obj(turn_id=S, receipt=_items(("tier", "signal"), tier=S, signal=S, reasons=array_of(S),
                                              low_information=B),

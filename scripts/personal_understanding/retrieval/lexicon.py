@@ -179,7 +179,8 @@ def load_base():
                     raise PuError(
                         "LEXICON_MISSING",
                         f"cannot read the base lexicon at {path}: {exc}",
-                        "Reinstall the resources folder or run tests/perf/build_lexicon.py with jieba's dict.txt.",
+                        "Reinstall: the resources folder ships with the skill and the package (maintainers rebuild the lexicon "
+                        "from jieba's dict.txt with the build script under tests/perf).",
                     ) from exc
                 _base = _Base(data)
     return _base
