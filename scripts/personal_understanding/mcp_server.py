@@ -25,7 +25,6 @@ import json
 import os
 import sys
 import traceback
-from pathlib import Path
 
 from . import __version__, archive, commands, inputs, mcp_resources, paths
 from .errors import PuError
@@ -326,7 +325,8 @@ class Server:
         except mcp_resources.BadRequest as exc:
             raise RpcError(INTERNAL_ERROR, f"cannot serve {uri}: {exc}", {"uri": uri}) from None
         except PuError as exc:
-            raise RpcError(INTERNAL_ERROR, f"cannot serve {uri}: {exc.code}: {exc.message}", {"uri": uri}) from None
+            raise RpcError(INTERNAL_ERROR, self.surface().text(f"cannot serve {uri}: {exc.code}: {exc.message}"),
+                           {"uri": uri}) from None
         if item is not None:
             return self._contents(uri, "application/json", item)
         text = mcp_resources.read_document(uri)
