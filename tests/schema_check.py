@@ -1,12 +1,13 @@
 """A JSON Schema check for the keywords the tool schemas use (standard library only).
 
-Covers type (one or a list), enum, properties, required, additionalProperties
-(false or a schema), items, anyOf, oneOf and local $ref (#/$defs/NAME). An
+Covers type (one or a list), enum, minimum, properties, required,
+additionalProperties (false or a schema), items, anyOf, oneOf and local $ref
+(#/$defs/NAME). An
 unknown keyword is itself a problem, so a schema cannot quietly rely on
 something this check ignores.
 """
 
-KNOWN = {"type", "enum", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "$ref", "$defs",
+KNOWN = {"type", "enum", "minimum", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "$ref", "$defs",
          "description", "default", "title"}
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
@@ -44,6 +45,8 @@ def schema_errors(instance, schema, where="$", root=None):
             return [f"{where}: expected {wanted}, got {type(instance).__name__}"]
     if "enum" in schema and instance not in schema["enum"]:
         out.append(f"{where}: {instance!r} not in {schema['enum']}")
+    if "minimum" in schema and _is_type(instance, "number") and instance < schema["minimum"]:
+        out.append(f"{where}: {instance!r} is below the minimum {schema['minimum']}")
     for keyword, need in (("anyOf", "any"), ("oneOf", "one")):
         if keyword in schema:
             passing = sum(1 for sub in schema[keyword] if not schema_errors(instance, sub, where, root))

@@ -199,7 +199,7 @@ class BadInputBattery(ArchiveTest):
         self.assertTrue(isinstance(error.get("hint"), str) and error["hint"].strip(), f"{where}: empty hint")
 
     def test_mcp(self):
-        server = mcp_server.Server(self.root, log=io.StringIO())
+        server = mcp_server.Server(self.root, log=io.StringIO(), tools="all")
         cases = mcp_cases(self.ids)
         for n, (tool, arguments, code) in enumerate(cases):
             with self.subTest(tool=tool, arguments=str(arguments)[:80]):
@@ -235,7 +235,7 @@ class BadInputBattery(ArchiveTest):
             exit_code, data, stderr = self.cli(script, *args)
             self.assertNotEqual(exit_code, 0)
             self.check_error(data["error"], code, script)
-        server = McpProcess([sys.executable, str(SCRIPTS / "mcp_server.py")], minimal_env(PU_HOME=self.root), self.tmp)
+        server = McpProcess([sys.executable, str(SCRIPTS / "mcp_server.py"), "--tools", "all"], minimal_env(PU_HOME=self.root), self.tmp)
         try:
             server.initialize()
             for tool, arguments, code in [("personal_forget", {"id": self.ids["forgotten"], "confirm": True}, "FORGET_ALREADY"),

@@ -34,7 +34,7 @@ class McpConfinementTest(ServerTest):
         self.outside.mkdir()
 
     def server(self, *allowed):
-        return mcp_server.Server(self.root, log=open(os.devnull, "w"), allowed_dirs=allowed)
+        return mcp_server.Server(self.root, log=open(os.devnull, "w"), allowed_dirs=allowed, tools="all")
 
     def refused_over_mcp(self, code, tool, arguments, server=None):
         before = self.snapshot()
@@ -137,7 +137,7 @@ class ServerProcessTest(ArchiveTest):
             self.skipTest("no /dev/zero on this system")
         allowed = Path(self.tmp, "allowed")
         chat = write(allowed / "chat.txt", TRANSCRIPT)
-        argv = limited([sys.executable, str(SCRIPTS / "mcp_server.py"), "--allow-dir", str(allowed), "--allow-dir", "/dev"])
+        argv = limited([sys.executable, str(SCRIPTS / "mcp_server.py"), "--tools", "all", "--allow-dir", str(allowed), "--allow-dir", "/dev"])
         server = McpProcess(argv, minimal_env(PU_HOME=self.root), self.tmp)
         try:
             server.initialize()

@@ -151,7 +151,7 @@ class FailingDiskTest(ArchiveTest):
     def setUp(self):
         super().setUp()
         self.ids = busy_archive(self.root)
-        self.server = mcp_server.Server(self.root, log=open(os.devnull, "w"))
+        self.server = mcp_server.Server(self.root, log=open(os.devnull, "w"), tools="all")
         self.addCleanup(self.server._log_stream.close)
 
     def fresh_process(self):
@@ -259,7 +259,7 @@ else:
     archive_index.forget_cached()  # no file left open for writing, or the remount is refused as busy
     recall_index.forget_cached()
     subprocess.run(["mount", "-o", "remount,ro", mount], check=True)
-server = mcp_server.Server(root, log=sys.stderr)
+server = mcp_server.Server(root, log=sys.stderr, tools="all")
 out = []
 for tool, arguments, writes in command_table(ids):
     archive_index.forget_cached()

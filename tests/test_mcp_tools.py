@@ -63,7 +63,7 @@ class Client:
             self.test.assertNotIn("structuredContent", result)
             problem = text["error"]
             self.test.assertEqual(problem["code"], error, (tool, label, problem))
-            self.test.assertTrue(problem["message"] and "hint" in problem, (tool, label, problem))
+            self.test.assertTrue(problem["message"] and problem["hint"], (tool, label, problem))
             self.modes.setdefault(tool, []).append(f"error:{label}")
             return problem
         self.test.assertFalse(result["isError"], (tool, label, text))
@@ -143,9 +143,11 @@ class FullProfileTest(ArchiveTest):
     def test_every_tool_in_every_mode(self):
         client = Client(self, "all")
         call = client.call
-        attachment = Path(self.tmp, "photo.txt")
+        drop = Path(self.root, "imports")  # over MCP, files come from the archive's drop folder
+        drop.mkdir()
+        attachment = drop / "photo.txt"
         attachment.write_bytes(b"not really a photo")
-        history = Path(self.tmp, "history.jsonl")
+        history = drop / "history.jsonl"
         history.write_text(json.dumps({"ref": "m1", "speaker": "me", "text": "去年夏天搬到了杭州", "occurred_at": "2025-07-01"},
                                       ensure_ascii=False) + "\n", encoding="utf-8")
         call("personal_init_archive", {})
@@ -218,6 +220,7 @@ class FullProfileTest(ArchiveTest):
         call("personal_backup_archive", {"verify": ""}, "verify")
         call("personal_restore_archive", {"snapshot": snapshot["snapshot"]}, "dry run")
         call("personal_restore_archive", {"snapshot": str(attachment)}, "not a snapshot", error="RESTORE_SNAPSHOT_INVALID")
+        call("personal_import_history", {"file": "/etc/hostname", "format": "text"}, "outside", error="PATH_NOT_ALLOWED")
         call("personal_forget", {"id": second})
         with recall_questions(RECALL_EN):
             call("personal_turn", {"text": RECALL_EN, "turn_id": "t5"}, "read turn")

@@ -675,7 +675,7 @@ COMMANDS += [
         params=(Param("deep", B, "Include the quoted words for each item.", default=False),
                 Param("json", B, "Accepted for compatibility; the output is always one JSON object.", default=True),
                 Param("offset", I, "Skip this many items (paging: pass next_offset).", default=0, minimum=0),
-                Param("limit", I, "At most this many items.", default=50)),
+                Param("limit", I, "At most this many items.", default=50, minimum=1)),
         run="review:review_v2", read_only=True, idempotent=True,
         example="python3 scripts/review_v2.py --deep --json",
         output=dict(page(), **obj(generated_at=S, items=array_of(O), counts=O, due_followups=_DUE, note=S)),

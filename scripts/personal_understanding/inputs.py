@@ -101,9 +101,9 @@ def confine(command, args, root, allowed):
             raise PuError("PATH_NOT_ALLOWED",
                           f"{param.name} {value!r} is outside the folders this server may {direction} ({shown})",
                           ("Put the file in the archive's imports/ folder and pass that path, or ask the user to "
-                           "allow its folder when starting the server (mcp_server.py --allow-dir DIR)."
+                           "allow its folder where the MCP server is configured (its allow-dir option)."
                            if direction == "read" else
-                           "Ask the user to allow a folder for it when starting the server (mcp_server.py --allow-dir DIR)."),
+                           "Ask the user to allow a folder for it where the MCP server is configured (its allow-dir option)."),
                           {"argument": param.name, "allowed": folders})
         out[param.name] = real
     return out

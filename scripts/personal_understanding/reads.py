@@ -50,7 +50,8 @@ def probe_message(root, text, turn_id, limit):
 def recall(root, query=None, mode="probe", ids=None, window=None, phase=None, as_of=None, limit=10, offset=0,
            expand=None, domain=None, turn_id=None, maintenance=False):
     if mode not in MODES:
-        raise PuError("BAD_ARGUMENT", f"mode must be one of {', '.join(MODES)}", "")
+        raise PuError("BAD_ARGUMENT", f"mode must be one of {', '.join(MODES)}",
+                      "probe finds what a query touches, deep reads the words behind {arg:ids}, survey maps the archive.")
     if mode == "deep":
         if not ids:
             raise PuError("BAD_ARGUMENT", "a deep read needs ids",

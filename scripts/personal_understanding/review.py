@@ -139,7 +139,8 @@ def review_v2(root, deep=False, json=True, limit=50, offset=0, now=None):  # noq
             add("feedback_miss_streak", rec, f"{tail} misses or corrections in a row")
     due, _up, _und = due_followups(root, (now and timeutil.iso(now)) or None)
     if limit < 1 or offset < 0:
-        raise PuError("BAD_ARGUMENT", "limit must be >= 1 and offset >= 0", "")
+        raise PuError("BAD_ARGUMENT", "limit must be >= 1 and offset >= 0",
+                      "Pass {arg:limit} of 1 or more and {arg:offset} of 0 or more (next_offset pages on).")
     shown = items[offset:offset + limit]
     more = offset + len(shown) < len(items)
     out = {"generated_at": timeutil.iso(now or timeutil.now()), "total": len(items), "shown": len(shown), "items": shown,
