@@ -18,8 +18,7 @@ _CAPTURE = Param("capture_id", S, "A capture id.", required=True)
 _obj = obj
 
 _STRING_OR_OBJECT = {"anyOf": [{"type": S}, {"type": O}]}
-_TRACE_ID = nullable(S, "The retrieval trace's id; null when the archive could not be written (a read-only copy or a "
-                        "full disk): the read is complete, only its trace is missing.")
+_TRACE_ID = nullable(S)  # null when the archive could not be written (read-only copy, full disk): no trace, same read
 _WARNINGS = {"type": A, "items": _STRING_OR_OBJECT}
 _ROWS = {"type": A, "items": {"type": O, "properties": obj(id=S, kind=S, title=nullable(S), summary=S, snippet=S,
                                                              capture_ids=array_of(S), why=O),
@@ -64,8 +63,7 @@ TURN_COMMANDS = [
                     "(tier full: personal, saved as capture_id; skip: nothing to save), due_followups (weave each "
                     "ready prompt in once), memories (what the archive holds about this message; each row says why "
                     "it came up) and, when the message asks the memory (read_turn), recall: the answer material. "
-                    "A repeated call for the same turn returns the same turn. After a personal turn, call "
-                    "{cmd:remember}.",
+                    "Retries return the same turn. After a personal turn, call {cmd:remember}.",
         params=(
             Param("text", S, "The user's complete message, exactly as received (no trimming, no fixes).", required=True,
                   positional=True, text=True),
@@ -438,10 +436,9 @@ COMMANDS += [
     Command(
         name="current_state", tool="personal_current_state",
         summary="The current-state view: core, reality, load, tensions, next (1-3 items each).",
-        description="A compact picture of now, computed from records: core (values, rules, preferences), reality "
-                    "(ongoing life facts), load (stated feelings, energy, stress), tensions (open decisions, "
-                    "conflicts), next (due follow-ups, deadlines). Every item links to its record. Highly-private "
-                    "records are left out.",
+        description="Computed from records, each item linking to its record: core (values, rules, preferences), "
+                    "reality (ongoing facts), load (feelings, energy, stress), tensions (open decisions, conflicts), "
+                    "next (due follow-ups, deadlines). Highly-private records are left out.",
         params=(Param("as_of", S, "As of this date (default now)."),),
         run="understanding:current_state", read_only=True, idempotent=True,
         example="python3 scripts/current_state.py",
@@ -626,11 +623,11 @@ COMMANDS += [
     Command(
         name="forget", tool="personal_forget",
         summary="Forget a capture or a record permanently, only when the user asks (a dry run unless confirmed).",
-        description="Without {arg:confirm=true}, lists everything that would be removed or changed. With it: removes the "
-                    "capture's bytes; removes records that rested only on it; records with other sources lose only "
-                    "the parts that cited it; follow-ups it raised close as resolved; receipts and traces lose its "
-                    "words; derived views are rebuilt. A tombstone keeps ids and hashes (never content) so restores "
-                    "and re-imports cannot bring it back. Use only on the user's explicit request.",
+        description="Without {arg:confirm=true}, lists everything that would be removed or changed. With it: the "
+                    "capture's bytes go; records resting only on it go, others lose the parts citing it; its "
+                    "follow-ups close; receipts and traces lose its words; views are rebuilt. A tombstone (ids and "
+                    "hashes, never content) keeps restores and re-imports from bringing it back. Only on the user's "
+                    "explicit request.",
         params=(Param("id", S, "The capture or record id to forget.", required=True, positional=True),
                 Param("confirm", B, "Apply (default: dry run).", default=False)),
         run="forget:forget", destructive=True,
