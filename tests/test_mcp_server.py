@@ -458,27 +458,9 @@ def server_process(root, cwd, argv=None):
     return McpProcess(argv or [sys.executable, str(SCRIPTS / "mcp_server.py")], minimal_env(PU_HOME=str(root)), cwd)
 
 
-# TEST SEAM, until the classifier's `recall` signal is on main: the server classifies these messages as pure
-# recall questions (requires_personal_understanding false, signal recall), as the classifier contract specifies.
-RECALL_SEAM = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, {scripts!r})
-    from personal_understanding import mcp_server, receipts
-    QUESTIONS = {questions!r}
-    real = receipts.classify
-    def classify(text):
-        found = real(text)
-        if text in QUESTIONS:
-            found = dict(found, requires_personal_understanding=False, signal="recall", recall=True,
-                         low_information=False, reasons=[{{"code": "recall-question", "evidence": text}}])
-        return found
-    receipts.classify = classify
-    sys.exit(mcp_server.main())
-""")
-
 EN_PERSONAL = "My sister Anna got into Oxford today, I am so proud of her."
 RECALL_ZH = "你还记得我妹妹什么时候结婚吗？"
-RECALL_EN = "Where did Anna get in?"
+RECALL_EN = "Do you remember where Anna got in?"
 
 
 class SubprocessTest(ArchiveTest):
@@ -486,8 +468,7 @@ class SubprocessTest(ArchiveTest):
         """The agent's path end to end, over stdio, in the default profile, from a foreign working directory."""
         foreign = tempfile.mkdtemp(prefix="pu-cwd-", dir=self.tmp)
         fresh_root = Path(self.tmp, "not-yet-created")
-        program = RECALL_SEAM.format(scripts=str(SCRIPTS), questions=[RECALL_ZH, RECALL_EN])
-        server = server_process(fresh_root, foreign, [sys.executable, "-c", program])
+        server = server_process(fresh_root, foreign)
         calls = []
 
         def call(tool, arguments):

@@ -4,36 +4,18 @@ code/message/hint, and nothing that reaches MCP speaks CLI (flags, scripts)."""
 import io
 import json
 import re
-from contextlib import contextmanager
 from pathlib import Path
-from unittest import mock
 
 from tests.helpers import REPO, ArchiveTest
 from tests.schema_check import bare_fields, schema_errors
 
-from personal_understanding import commands, mcp_server, receipts
+from personal_understanding import commands, mcp_server
 
 CLI_WORDING = re.compile(r"(?<![\w-])--[a-z][a-z-]*|scripts/|\b[a-z_]+\.py\b")
 PERSONAL = "我妹妹小雨下个月在杭州结婚，我有点舍不得。"
 PERSONAL_EN = "My sister Anna got into Oxford today, I am so proud of her."
 RECALL_ZH = "你还记得我妹妹什么时候结婚吗？"
 RECALL_EN = "What do you remember about Anna and Oxford?"
-
-
-@contextmanager
-def recall_questions(*texts):
-    """TEST SEAM, until the classifier's `recall` signal is on main: these messages classify as pure recall
-    questions (requires_personal_understanding false, signal recall), as the classifier contract specifies."""
-    real = receipts.classify
-
-    def classify(text):
-        found = real(text)
-        if text in texts:
-            found = dict(found, requires_personal_understanding=False, signal="recall", recall=True,
-                         low_information=False, reasons=[{"code": "recall-question", "evidence": text}])
-        return found
-    with mock.patch.object(receipts, "classify", classify):
-        yield
 
 
 class Client:
@@ -112,8 +94,7 @@ class DefaultProfileTest(ArchiveTest):
         call("personal_remember", {"turn_id": "t3", "updates": [{"id": "state-leave", "summary": "请五天假"}],
                                    "resolve_followups": [{"id": fid, "resolution": "answered", "note": "决定请五天假回去"}]},
              "update and resolution")
-        with recall_questions(RECALL_ZH):
-            read = call("personal_turn", {"text": RECALL_ZH, "turn_id": "t4"}, "read turn")
+        read = call("personal_turn", {"text": RECALL_ZH, "turn_id": "t4"}, "read turn")
         self.assertTrue(read["read_turn"])
         self.assertFalse(read["captured"])
         call("personal_recall", {"query": "结婚", "turn_id": "t4"}, "probe")
@@ -222,8 +203,7 @@ class FullProfileTest(ArchiveTest):
         call("personal_restore_archive", {"snapshot": str(attachment)}, "not a snapshot", error="RESTORE_SNAPSHOT_INVALID")
         call("personal_import_history", {"file": "/etc/hostname", "format": "text"}, "outside", error="PATH_NOT_ALLOWED")
         call("personal_forget", {"id": second})
-        with recall_questions(RECALL_EN):
-            call("personal_turn", {"text": RECALL_EN, "turn_id": "t5"}, "read turn")
+        call("personal_turn", {"text": RECALL_EN, "turn_id": "t5"}, "read turn")
         call("personal_recall", {"query": "Oxford", "turn_id": "t5"})
         call("personal_remember", {"turn_id": "t5"}, "gate only")
         missing = sorted(set(client.tools) - set(client.modes))

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from tests.helpers import ArchiveTest
-from tests.test_mcp_tools import RECALL_ZH, recall_questions
+from tests.test_mcp_tools import RECALL_ZH
 
 from personal_understanding import commands, paths, receipts
 from personal_understanding.archive_index import open_index
@@ -55,10 +55,10 @@ class TurnTest(ArchiveTest):
     def test_a_read_turn_is_answered_in_the_same_call(self):
         first = turn(self.root, PERSONAL, turn_id="t1")
         remember(self.root, "t1", records=[SISTER, WEDDING])
-        with recall_questions(RECALL_ZH):
-            out = turn(self.root, RECALL_ZH, turn_id="t2")
+        out = turn(self.root, RECALL_ZH, turn_id="t2")
         self.assertTrue(out["read_turn"])
         self.assertFalse(out["captured"])
+        self.assertEqual(out["receipt"]["required_actions"], ["recall"])
         self.assertIn(first["capture_id"], [r["id"] for r in out["recall"]["top"]])
         self.assertEqual((traces(self.root)[-1]["turn_id"], traces(self.root)[-1]["mode"]), ("t2", "turn"))
         later = recall(self.root, "杭州", turn_id="t2")  # a read turn reads as itself, not as maintenance

@@ -111,6 +111,7 @@ def _recall_turn(root, run, event, first_capture):
     started = turn(root, text, turn_id=f"{run}-t4", session_id=run)
     read = started.get("recall") or started.get("memories") or {"top": []}
     _say(f"turn {started['turn_id']}  user: {text}")
+    _say(f"  turn      signal={started['receipt']['signal']} read_turn={started['read_turn']}: answered from this call's recall")
     for row in read["top"][:3]:
         _say(f"  recall    {row['id']} ({row['kind']}) via {_why(row)}")
     calls = 1
