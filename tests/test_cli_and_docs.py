@@ -125,6 +125,7 @@ class DemoTest(ArchiveTest):
         self.assertEqual(first["ledger"]["status"], "derived")
         self.assertTrue(all(t["calls"] <= 2 for t in proof["turns"] + [proof["recall"]]))
         self.assertIn("妹妹", proof["recall"]["query"])  # the question is about the sister the archive knows
+        self.assertEqual((proof["recall"]["read_turn"], proof["recall"]["calls"]), (True, 1))
         wedding = [r for r in first["records"] if r.startswith("event-")]
         self.assertIn(wedding[0], [r["id"] for r in proof["recall"]["top"]])
         self.assertEqual(proof["validate"]["status"], "clean")
