@@ -28,7 +28,7 @@ CLI_WRITERS = 4
 class Server:
     def __init__(self, root):
         env = dict(os.environ, PU_HOME=root)
-        self.proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py")], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py"), "--tools", "all"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.n = 0
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},

@@ -163,7 +163,7 @@ class McpWriter:
     def __init__(self, root, tag):
         self.acks = []
         env = dict(os.environ, PU_HOME=str(root))
-        self.proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py")], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, str(_bench.SCRIPTS / "mcp_server.py"), "--tools", "all"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir())
         self.calls = {}
         lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}]
