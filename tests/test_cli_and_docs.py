@@ -5,7 +5,6 @@ import os
 import re
 import subprocess
 import sys
-import unittest
 from pathlib import Path
 
 from tests.helpers import REPO, SCRIPTS, ArchiveTest
@@ -130,10 +129,8 @@ class DemoTest(ArchiveTest):
         self.assertIn(wedding[0], [r["id"] for r in proof["recall"]["top"]])
         self.assertEqual(proof["validate"]["status"], "clean")
 
-    @unittest.expectedFailure
     def test_no_borrowed_word_outranks_the_turn_that_says_it(self):
-        # Known today: the reply 嗯 borrows its context words (妹妹, 结婚) from the turn before it and ranks
-        # first. The recall index work on borrowed context words fixes the cause; then this test passes.
+        # The reply 嗯 comes right after the wedding turn; it must not rank above the words that name the wedding.
         self.assertTrue(self.first[1]["recall"]["first_row_is_the_wedding"], self.first[1]["recall"]["top"])
 
     def test_a_second_run_on_the_same_archive_is_refused_unless_forced(self):

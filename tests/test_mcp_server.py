@@ -459,8 +459,9 @@ def server_process(root, cwd, argv=None):
 
 
 EN_PERSONAL = "My sister Anna got into Oxford today, I am so proud of her."
-RECALL_ZH = "你还记得我妹妹什么时候结婚吗？"
-RECALL_EN = "Do you remember where Anna got in?"
+# Questions that share no word with what they recall (办喜事 for 结婚, university and sibling for Oxford and sister).
+RECALL_ZH = "你还记得我家里谁要办喜事吗？"
+RECALL_EN = "Do you remember which university accepted my sibling?"
 
 
 class SubprocessTest(ArchiveTest):
