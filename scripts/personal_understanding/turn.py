@@ -21,7 +21,9 @@ def is_read_turn(receipt):
 
 
 def _receipt_view(receipt):
-    return {"tier": receipt["tier"], "signal": receipt["signal"], "reasons": [r["code"] for r in receipt["reasons"]],
+    # Each cue once: the full receipt keeps every piece of evidence, the agent needs only which cues fired.
+    return {"tier": receipt["tier"], "signal": receipt["signal"],
+            "reasons": list(dict.fromkeys(r["code"] for r in receipt["reasons"])),
             "low_information": receipt["low_information"], "required_actions": receipt["required_actions"],
             "version": receipt["version"]}
 
