@@ -68,6 +68,20 @@ class TurnTest(ArchiveTest):
         page = Path(pipeline_view(self.root, turn_id="t2")["pages"][0]).read_text("utf-8")
         self.assertIn(out["recall"]["trace_id"], page)  # the turn's page shows the reads that cited it
 
+    def test_rows_found_through_other_words_say_so_in_the_compact_view(self):
+        brother = {"kind": "entity", "entity_type": "person", "id": "person-brother", "title": "哥哥",
+                   "aliases": ["我哥", "哥"]}
+        turn(self.root, "我哥借了两千块还没还", turn_id="t1")
+        remember(self.root, "t1", records=[brother, {"kind": "event", "title": "哥哥借了两千块还没还",
+                                                      "entity_refs": ["person-brother"]}])
+        out = turn(self.root, "家里谁欠我钱", turn_id="t2")  # shares no word with what it finds
+        top = out["recall"]["top"]
+        self.assertTrue(top)
+        for row in top:
+            self.assertIn("stands_for", row["why"], row)  # a built-in stand-in, never the user's own word
+        expanded = recall(self.root, "钱", expand=["借钱"], turn_id="t2")["top"]
+        self.assertTrue(any(r["why"].get("expand") == "借钱" for r in expanded), expanded)
+
     def test_reads_of_a_personal_turn_wait_for_its_words(self):
         receipts.preflight(self.root, PERSONAL, turn_id="t1")
         self.refused("READ_GATE", recall, self.root, "结婚", turn_id="t1")

@@ -25,8 +25,17 @@ def compact_row(row):
         slim["alias"] = why["alias_route"].get("aliases")
     if why.get("via"):
         slim["via"] = why["via"]
+    # How a row was found when it was not by the user's own words alone: these labels stay, so an answer
+    # never presents an expansion, a stand-in word or a neighbouring turn as what the user said.
+    for key in _HOW_FOUND:
+        if why.get(key) not in (None, [], {}, ""):
+            slim[key] = why[key]
     out["why"] = slim
     return out
+
+
+_HOW_FOUND = ("expand", "stands_for", "context", "verbatim_phrase", "expression", "from", "to",
+              "supports_reached", "contradicts_reached", "in_range")
 
 
 def probe_view(result):
