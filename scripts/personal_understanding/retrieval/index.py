@@ -23,7 +23,7 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "8"
+RECALL_VERSION = "9"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
@@ -54,7 +54,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, title TEXT, ngrams TEXT);
+    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
@@ -63,9 +63,10 @@ CREATE TABLE IF NOT EXISTS rterms (term TEXT PRIMARY KEY, df INTEGER) WITHOUT RO
 CREATE TABLE IF NOT EXISTS rstats (channel TEXT PRIMARY KEY, n INTEGER, total REAL);
 CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rwords (word TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rspeakers (speaker TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
 """
-_TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases")
+_TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases", "rspeakers")
 
 
 def date_range(start, end=None):
@@ -257,7 +258,7 @@ class RecallIndex:
         episode = cited[0] if cited else rec["id"]  # records from one capture share its episode
         fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
-                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None))
+                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
@@ -268,8 +269,10 @@ class RecallIndex:
         text = doc.get("text") or ""
         asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
+        own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
+        speaker = normalize_word(row.get("speaker") or "") or None
         meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row["capture_id"], "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated)
+                row["capture_id"], "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
@@ -298,7 +301,8 @@ class RecallIndex:
                 length += sum(part.values())
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, fidelity, title, prev, asks, dated, length, ngrams) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " episode, fidelity, title, prev, asks, dated, own, speaker, length, ngrams)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False)))
         doc = cur.lastrowid
         self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?)", [(t, doc, tf) for t, tf in terms.items()])
@@ -306,6 +310,8 @@ class RecallIndex:
                             [(t,) for t in terms])
         self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
                         (meta[0], length, length))
+        if meta[16]:
+            self.db.execute("INSERT INTO rspeakers VALUES (?, 1) ON CONFLICT(speaker) DO UPDATE SET n = n + 1", (meta[16],))
         for first in promoted:
             if first != key:
                 self._reindex(first, learn=False)
@@ -329,12 +335,15 @@ class RecallIndex:
         return bool(self._promoted)
 
     def _remove(self, key, keep_counts=False):
-        row = self.db.execute("SELECT doc, channel, length, ngrams FROM rdocs WHERE key=?", (key,)).fetchone()
+        row = self.db.execute("SELECT doc, channel, length, ngrams, speaker FROM rdocs WHERE key=?", (key,)).fetchone()
         if row is None:
             if key.startswith("r:"):
                 self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
             return 0
-        doc, channel, length, grams = row
+        doc, channel, length, grams, speaker = row
+        if speaker:
+            self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
+            self.db.execute("DELETE FROM rspeakers WHERE n <= 0")
         terms = [r[0] for r in self.db.execute("SELECT term FROM rpost WHERE doc=?", (doc,))]
         self.db.executemany("UPDATE rterms SET df = df - 1 WHERE term=?", [(t,) for t in terms])
         self.db.execute("DELETE FROM rterms WHERE df <= 0")
@@ -358,6 +367,10 @@ class RecallIndex:
 
     def channel_stats(self):
         return {ch: (n, (total / n) if n else 0.0) for ch, n, total in self.db.execute("SELECT channel, n, total FROM rstats")}
+
+    def speakers(self):
+        """{speaker: turns} of everyone whose words the archive holds (names normalised)."""
+        return dict(self.db.execute("SELECT speaker, n FROM rspeakers"))
 
     def df(self, terms):
         if not terms:
@@ -446,18 +459,18 @@ class RecallIndex:
             chunk = spans[i:i + 900]
             marks = ",".join("?" * len(chunk))
             for alias, entity in self.db.execute(f"SELECT alias, entity FROM raliases WHERE alias IN ({marks})", chunk):
-                if _latin_boundary_ok(norm, alias):
+                if latin_boundary_ok(norm, alias):
                     hits.setdefault(entity, []).append(alias)
         return hits
 
 
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
-              "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "title")
+              "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "own", "speaker", "title")
 _DOC_COLUMNS = ", ".join(DOC_FIELDS)
 
 
-def _latin_boundary_ok(text, alias):
+def latin_boundary_ok(text, alias):
     """A Latin alias must stand as whole words ("mom" is not in "moment")."""
     if not alias[:1].isascii() and not alias[-1:].isascii():
         return True

@@ -5,7 +5,7 @@ the lift a strong turn gives its neighbours in the conversation."""
 import heapq
 import math
 
-from . import knowledge, phrase, rank
+from . import knowledge, phrase, rank, whose
 from .index import CHANNELS, weighted_terms
 from .lexicon import question_words
 from .tokenizer import stem, tokenize
@@ -269,6 +269,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
                              "matched": list(detail["matched"])})
                 continue
             ranked.append((doc, score * q.factor(row), detail))
+        ranked = whose.prefer(q, ranked, in_channel)
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked
     return channels, rows, held, tokens

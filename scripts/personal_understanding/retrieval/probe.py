@@ -9,7 +9,7 @@ the best of each by reciprocal rank. Output is bounded; every call leaves a trac
 from .. import archive, timeutil
 from ..errors import PuError
 from ..records import get_record
-from . import causal, rank, trace, when
+from . import causal, rank, trace, when, whose
 from .index import CHANNELS, open_recall
 from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
@@ -90,6 +90,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
 
     time_only = when.is_time_only(q)
     q.asks_when = when.asks_when(q.raw)
+    whose.resolve(q)
     why_question = causal.is_causal(q.raw)
     if why_question:
         q.reached = {}
@@ -234,6 +235,8 @@ def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
             why["verbatim_phrase"] = d["phrase"]
         if d.get("stands_for"):
             why["stands_for"] = d["stands_for"]
+        if d.get("whose"):
+            why["whose"] = d["whose"]
         if origin:
             why.update(origin)  # found through other words than the user's: say which
     if assoc:

@@ -49,6 +49,8 @@ class Query:
         self.row_cache = {}  # doc -> index row, shared by every pass of this probe
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
         self.asks_when = False  # set by the probe for "when did I ..." questions
+        self.named = set()  # speakers the question names (whose.resolve)
+        self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw

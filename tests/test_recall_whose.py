@@ -1,0 +1,71 @@
+"""Recall: whose words answer a question (a speaker it names, the owner's own, or the other side's)."""
+
+import json
+import os
+
+from tests.test_recall import RecallTest
+
+from personal_understanding import history
+from personal_understanding.retrieval import whose
+
+
+class WhoseWordsTest(RecallTest):
+    def chat(self, session, *lines):
+        """Import (speaker, role, text) lines as one session; returns their capture ids in order."""
+        path = os.path.join(self.tmp, f"{session}.jsonl")
+        with open(path, "w", encoding="utf-8") as fh:
+            for n, (speaker, role, text) in enumerate(lines):
+                fh.write(json.dumps({"ref": f"{session}-{n}", "speaker": speaker, "role": role, "text": text,
+                                     "occurred_at": "2026-05-02T10:00:00Z", "session_id": session}) + "\n")
+        mapping = history.import_history(self.root, "jsonl", path)["mapping"]
+        return [mapping[f"{session}-{n}"] for n in range(len(lines))]
+
+    def test_a_first_person_question_is_answered_by_the_owners_words(self):
+        _, adopted, advice = self.chat(
+            "s1",
+            ("assistant", "other", "Hi! What would you like to talk about today?"),
+            ("user", "user", "We adopted Luna from the shelter about six months ago."),
+            ("assistant", "other", "How lovely! A shelter cat settles in over months: give your cat a quiet corner, "
+                                   "play with your cat every day, and a cat tree keeps a young cat busy for a long "
+                                   "time. Most cats love it."))
+        out = self.probe("How long have I had my cat Luna?")
+        self.assertEqual(self.top_ids(out)[0], adopted)
+        self.assertEqual(out["top"][0]["why"]["whose"], {"side": "owner"})
+        out = self.probe("What did you suggest for my cat?")
+        self.assertEqual(self.top_ids(out)[0], advice)
+        self.assertEqual(out["top"][0]["why"]["whose"], {"side": "other"})
+
+    def test_a_named_speaker_is_preferred_but_never_buries_a_clearly_better_match(self):
+        hers, his, _ = self.chat(
+            "s1",
+            ("Anna", "user", "The tomatoes in my garden are growing well. We had so much rain in May and June, "
+                             "the soil stayed wet."),
+            ("Ben", "other", "Anna, my tomatoes in the garden are growing well too!"),
+            ("Cleo", "other", "Lovely."))
+        tahoe = self.chat("s2", ("Anna", "user", "Here is the photo I took of the sunset at Lake Tahoe last summer."),
+                          ("Ben", "other", "Great photo, I should take more photos."))[0]
+        # Ben's short line matches the words a little better; the question is about what Anna said.
+        out = self.probe("What did Anna say about the tomatoes in the garden?")
+        self.assertEqual(self.top_ids(out)[:2], [hers, his])
+        self.assertEqual(out["top"][0]["why"]["whose"], {"speaker": "anna"})
+        self.assertNotIn("whose", out["top"][1]["why"])
+        # Only Anna ever mentioned Lake Tahoe: a question that names Ben still finds her words first.
+        out = self.probe("What did Ben take a photo of at Lake Tahoe?")
+        self.assertEqual(self.top_ids(out)[0], tahoe)
+        self.assertNotIn("whose", out["top"][0]["why"])
+
+    def test_phrasings_that_say_whose_words_are_meant(self):
+        cases = {
+            "What was the name of the hostel you recommended?": 0,
+            "你之前推荐的那本书叫什么": 0,
+            "How long have I had my cat?": 1,
+            "I mentioned a show I liked, do you remember it?": 1,
+            "我上次跟你说的那家店叫什么": 1,
+            "Can you remind me what the fifth bottle was?": None,
+            "I was going through our previous chat about cocktails": None,
+            "Which event happened first, the trip or the wedding?": None,
+        }
+        for text, side in cases.items():
+            self.assertEqual(whose.side_asked(text), side, text)
+        self.assertEqual(whose.speakers_named("What did Nate say?", {"nate", "joanna", "user"}), {"nate"})
+        self.assertEqual(whose.speakers_named("Tell me about the Natewood trip", {"nate"}), set())
