@@ -269,7 +269,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
                              "matched": list(detail["matched"])})
                 continue
             ranked.append((doc, score * q.factor(row), detail))
-        ranked = whose.prefer(q, ranked, in_channel)
+        ranked = whose.prefer(q, ranked, in_channel, strength)
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked
     return channels, rows, held, tokens

@@ -14,10 +14,13 @@ says whose words it is after:
   any question; the owner's short lines hold what happened to them.
 
 Those turns weigh WHOSE_BOOST times more. A named speaker is a preference,
-not a filter: when someone else's turn matches the question's words clearly
-better than anything the named speaker said (DOMINANCE), nothing is boosted
-("What did Nate take a picture of near Fort Wayne?" when only Joanna ever
-mentioned Fort Wayne). Records have no side and are never boosted.
+not a filter: when someone else's turn covers clearly more of the question's
+words than anything the named speaker said (DOMINANCE, on the strength of the
+words matched, leaving out the names asked about), nothing is boosted ("What
+did Nate take a picture of near Fort Wayne?" when only Joanna ever mentioned
+Fort Wayne). Coverage, not score: a short line that says the same words
+scores higher for its length, yet it is no sign that the wrong person was
+named. Records have no side and are never boosted.
 """
 
 import re
@@ -25,7 +28,7 @@ import re
 from .lexicon import normalize_word
 
 WHOSE_BOOST = 3.0  # chosen on the dev parts (1.3, 1.8, 2.2, 2.7, 3.5 and 4 tried)
-DOMINANCE = 1.1  # another speaker's best match this much better: the named speaker is not preferred
+DOMINANCE = 1.1  # another speaker's best coverage this much more: the named speaker is not preferred
 
 # What the other side said or did: "you recommended", "your suggestion", 你之前推荐的.
 _OTHER_SIDE = re.compile(
@@ -77,7 +80,11 @@ def _is_theirs(q, row):
     return q.side is not None and row["own"] == q.side
 
 
-def prefer(q, ranked, in_channel):
+def _coverage(detail, strength, names):
+    return sum(strength.get(t, 0.0) for t in detail.get("matched", ()) if t not in names)
+
+
+def prefer(q, ranked, in_channel, strength):
     """[(doc, score, detail)] with the turns of whoever the question is about boosted; `why.whose` says so."""
     if not ranked or not (q.named or q.side is not None):
         return ranked
@@ -85,8 +92,9 @@ def prefer(q, ranked, in_channel):
     if not theirs:
         return ranked
     if q.named:
-        mine = max((s for doc, s, _d in ranked if doc in theirs), default=0.0)
-        other = max((s for doc, s, _d in ranked if doc not in theirs), default=0.0)
+        names = {part for name in q.named for part in name.split()} | set(q.named)
+        mine = max((_coverage(d, strength, names) for doc, _s, d in ranked if doc in theirs), default=0.0)
+        other = max((_coverage(d, strength, names) for doc, _s, d in ranked if doc not in theirs), default=0.0)
         if other > DOMINANCE * mine:
             return ranked
         label = {"speaker": None}
