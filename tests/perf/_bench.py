@@ -1,6 +1,10 @@
 """Shared benchmark helpers: synthetic archives, timing, printing. Not a test module."""
 
+import datetime as dt
+import json
 import os
+import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -12,7 +16,9 @@ SCRIPTS = REPO / "scripts"
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
-from personal_understanding import archive, capture, ledger, receipts  # noqa: E402
+from personal_understanding import archive, capture, ledger, paths, receipts, records, storage, timeutil  # noqa: E402
+from personal_understanding.classifier import classify  # noqa: E402
+from personal_understanding.textinput import sha256_hex  # noqa: E402
 from personal_understanding.tiers import archive_bytes  # noqa: E402
 
 SAMPLES = [
@@ -41,6 +47,92 @@ def build(root, count, closed=True, progress=True):
         if progress and i and i % 2000 == 0:
             print(f"    built {i} turns ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return root
+
+
+PEOPLE_ZH = ["妈妈", "爸爸", "小雨", "阿强", "老王", "外婆", "表哥", "室友", "同事小李", "大学同学"]
+PEOPLE_EN = ["Anna", "my sister", "Tom", "grandpa", "my manager", "Lucy", "the neighbour", "coach Mike"]
+PLACES = ["杭州", "成都", "公司", "健身房", "医院", "老家", "Lisbon", "the park", "the office", "Tokyo"]
+THINGS_ZH = ["火锅", "咖啡", "羽毛球", "考研", "搬家", "面试", "体检", "猫", "吉他", "驾照", "婚礼", "旅行", "失眠", "加班"]
+THINGS_EN = ["marathon", "piano", "job interview", "birthday", "camping", "visa", "tax return", "sourdough", "chess"]
+ZH = ["今天和{p}在{l}聊到{t}，心情{f}。", "{p}说下个月要去{l}，我们顺便{t}。", "最近{t}的事让我{f}，{p}劝我别想太多。",
+      "在{l}遇到{p}，一起{t}了一下午。"]
+EN = ["Talked with {p} at {l} about {t}; felt {f}.", "{p} wants to go to {l} for the {t} next month.",
+      "The {t} at {l} went better than expected, {p} was there.", "Still thinking about the {t} with {p}."]
+FEEL_ZH = ["不错", "有点累", "很开心", "挺焦虑", "一般"]
+FEEL_EN = ["great", "tired", "anxious", "relieved", "okay"]
+YEARS = 10  # a bulk archive spans ten years of conversation
+
+
+def sentence(rng):
+    """One synthetic message, mixed Chinese (60%) and English, from a small vocabulary of people, places and things."""
+    if rng.random() < 0.6:
+        return rng.choice(ZH).format(p=rng.choice(PEOPLE_ZH), l=rng.choice(PLACES), t=rng.choice(THINGS_ZH),
+                                     f=rng.choice(FEEL_ZH))
+    return rng.choice(EN).format(p=rng.choice(PEOPLE_EN), l=rng.choice(PLACES), t=rng.choice(THINGS_EN),
+                                 f=rng.choice(FEEL_EN))
+
+
+def build_bulk(root, count, with_records=True, seed=7, progress=True):
+    """An archive of `count` closed personal turns over ten years, and one record citing each turn.
+
+    Every turn has its receipt (classified), its capture file and its ledger lines; every record
+    is what add_record stores (defaults filled, schema-checked). They are written in bulk, in the
+    product's own formats and through its storage layer (building 100 000 turns one call at a
+    time would take hours); everything measured afterwards runs the product's own code.
+    Returns the capture ids in order.
+    """
+    archive.init_archive(root)
+    rng = random.Random(seed)
+    start = dt.datetime(2016, 1, 1, 9, tzinfo=dt.timezone.utc)
+    step = dt.timedelta(days=365.25 * YEARS) / max(1, count)
+    receipts_out, ledger_out, records_out, ids = [], [], [], []
+    started = time.perf_counter()
+
+    def flush():
+        storage.append_jsonl(root, paths.receipts_path(root), receipts_out)
+        storage.append_jsonl(root, paths.ledger_events_path(root), ledger_out)
+        if records_out:
+            storage.append_jsonl(root, paths.records_path(root, "event"), records_out)
+        for batch in (receipts_out, ledger_out, records_out):
+            batch.clear()
+
+    with storage.archive_lock(root, "bench build"):
+        for i in range(count):
+            moment = start + i * step
+            stamp = timeutil.iso(moment)
+            text = sentence(rng)
+            data = text.encode("utf-8")
+            digest = sha256_hex(data)
+            turn, session = f"turn-{i:06d}", f"s-{i // 20:05d}"
+            found = classify(text)
+            receipts_out.append(receipts._receipt(turn, session, digest, len(text), moment, found, "full", True,
+                                                  list(found["reasons"]), [], 1))
+            cid = f"cap-{moment.strftime('%Y%m%d-%H%M%S')}-{i:08x}"
+            doc = {"format": capture.CAPTURE_FORMAT, "capture_id": cid, "kind": "text", "speaker": "user", "text": text,
+                   "utf8_sha256": digest, "bytes": len(data), "chars": len(text), "captured_at": stamp,
+                   "occurred_at": None, "session_id": session, "turn_id": turn, "source": "chat"}
+            rel = paths.capture_relpath(cid, stamp)
+            storage.write_once(root, paths.inside_root(root, rel), capture.capture_payload(doc))
+            ledger_out.append(capture.captured_event(doc, rel))
+            if with_records:
+                rid = f"event-{moment.strftime('%Y%m%d')}-{i:08x}"
+                rec = records._defaults({"id": rid, "kind": "event", "title": text[:24], "summary": text,
+                                         "capture_ids": [cid], "salience": i % 4, "date_start": stamp[:10],
+                                         "date_precision": "day"})
+                rec.update(version=1, created_at=stamp, updated_at=stamp)
+                records_out.append(rec)
+                ledger_out.append({"event": "finalized", "capture_id": cid, "disposition": "derived", "reason": None,
+                                   "record_ids": [rid], "at": stamp})
+            else:
+                ledger_out.append({"event": "finalized", "capture_id": cid, "disposition": "no-derivation-needed",
+                                   "reason": "synthetic benchmark turn", "record_ids": [], "at": stamp})
+            ids.append(cid)
+            if len(ledger_out) >= 4000:
+                flush()
+            if progress and i and i % 20000 == 0:
+                print(f"    wrote {i} turns ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        flush()
+    return ids
 
 
 def median_p95(samples):
@@ -73,6 +165,48 @@ def interpreter_start(runs=7):
 
 def size_line(root):
     return f"{archive_bytes(root) / 1e6:.1f} MB on disk"
+
+
+def child_peak_mb():
+    """Peak resident memory of the largest child process that has ended (MB)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return usage / 1024 if sys.platform != "darwin" else usage / 1e6
+
+
+def import_ms(script, *args, root):
+    """(total, ours) milliseconds of imports in one CLI run of `script`, from `python3 -X importtime`."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPTS / f"{script}.py"), *args, "--root", str(root)],
+                          capture_output=True)
+    total = ours = 0
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _self, cumulative, name = line[len("import time:"):].split("|")
+        if cumulative.strip().isdigit() and not name.startswith("  ") and name.strip():
+            total += int(cumulative)  # top-level imports only: their cumulative time holds their children
+            ours += int(cumulative) * name.strip().startswith("personal_understanding")
+    return total / 1000, ours / 1000
+
+
+class Figures:
+    """Figures per archive size, printed at the end with the ratio largest vs smallest size."""
+
+    def __init__(self):
+        self.rows = {}
+
+    def add(self, label, size, value, unit="ms"):
+        """value in seconds when unit is ms, else in the unit given."""
+        self.rows.setdefault(label, (unit, {}))[1][size] = value * 1000 if unit == "ms" else value
+
+    def print(self):
+        if not self.rows:
+            return
+        print("  per size (ratio: largest vs smallest size)")
+        for label, (unit, by_size) in self.rows.items():
+            sizes = sorted(by_size)
+            cells = "  ".join(f"{n:>6}: {by_size[n]:8.2f} {unit}" for n in sizes)
+            ratio = f"   ratio {by_size[sizes[-1]] / by_size[sizes[0]]:.2f}" if len(sizes) > 1 and by_size[sizes[0]] else ""
+            print(f"    {label:<30} {cells}{ratio}")
 
 
 def sizes_from_argv(default):

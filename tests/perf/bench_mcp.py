@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The agent's path over MCP: what tools/list costs, and server time per call and per turn.
 
-    python3 tests/perf/bench_mcp.py [sizes...]        (default: 10000 records)
+    python3 tests/perf/bench_mcp.py                        (default: 1 000 and 10 000)
+    flock /work/bench.lock python3 tests/perf/bench_mcp.py 1000 10000 100000
 
-Prints tools/list bytes per tool profile, then, at each archive size (records plus 1 000 captured
-turns), the median and p95 server time (the request handled in-process, JSON in and out, no pipe)
-of personal_turn (a personal message), personal_remember (5 items), personal_recall, a skip turn,
-and a whole personal turn (turn + remember). Goal: <= 30 ms server time per personal turn. A
-subprocess ping gives the stdio floor a client adds on top.
+Prints tools/list bytes per tool profile, then, at each archive size (N closed turns and N
+records, see _bench.build_bulk), the median and p95 server time (the request handled
+in-process, JSON in and out, no pipe) of personal_turn (a personal message), personal_remember
+(5 items), personal_recall, a skip turn, personal_current_state, and a whole personal turn
+(turn + remember). Goals: <= 30 ms server time per personal turn, recall p50 <= 30 ms and
+current_state <= 10 ms at 100 000. A subprocess ping gives the stdio floor a client adds on top.
 """
 
 import io
@@ -19,11 +21,10 @@ import tempfile
 import time
 
 import _bench
-from bench_add_record import build as build_records
-from personal_understanding import capture, ledger, mcp_server, receipts
+from personal_understanding import archive_index, mcp_server
 
 RUNS = 40
-CAPTURED_TURNS = 1000
+FIGURES = _bench.Figures()
 MESSAGES = ["我和第{n}号朋友去爬山，膝盖又疼了，有点担心。", "My sister called about plan {n} for mom's birthday; I am nervous.",
             "最近第{n}次失眠，一直在想搬家的事情。", "I finally finished book {n} my dad gave me, and I cried at the end."]
 QUERIES = ["爬山 膝盖", "mom's birthday", "搬家", "和朋友一起做的事", "第12件事"]
@@ -59,19 +60,10 @@ def batch(n):
             "followups": [{"question": "膝盖好点了吗？", "due_rule": "+3d"}]}
 
 
-def build(root, size):
-    cid = build_records(root, size)
-    ledger.finalize(root, cid, "derived")
-    for i in range(CAPTURED_TURNS):
-        text = _bench.text_for(i)
-        receipts.preflight(root, text, turn_id=f"bulk-{i}", tier="full")
-        ledger.finalize(root, capture.capture_text(root, text, f"bulk-{i}")["capture_id"], "no-derivation-needed",
-                        "synthetic benchmark turn")
-
-
-def line(label, samples):
+def line(label, samples, size):
     med, p95 = _bench.median_p95(samples)
     print(f"    {label:<30} median {_bench.ms(med)}  p95 {_bench.ms(p95)}")
+    FIGURES.add(label, size, med)
     return med
 
 
@@ -91,22 +83,22 @@ def stdio_floor(root):
 
 
 def main():
-    sizes = _bench.sizes_from_argv([10000])
+    sizes = _bench.sizes_from_argv([1000, 10000])
     print(f"MCP agent-path benchmark ({_bench.disk_note()}); median and p95 of {RUNS} calls, server time in-process")
     for size in sizes:
         tmp = tempfile.mkdtemp(prefix="pu-bench-")
         try:
             root = f"{tmp}/a"
             started = time.perf_counter()
-            build(root, size)
+            _bench.build_bulk(root, size)
             built = time.perf_counter() - started
             if size == sizes[0]:
                 for profile, (count, size_bytes) in tools_list_bytes(root).items():
                     print(f"  tools/list, {profile} profile: {count} tools, {size_bytes} bytes")
-            print(f"  {size} records + {CAPTURED_TURNS} captured turns (built in {built:.0f} s, {_bench.size_line(root)})")
+            print(f"  {size} turns + {size} records (built in {built:.0f} s, {_bench.size_line(root)})")
             server = mcp_server.Server(root, log=io.StringIO())
             timed(server, "personal_recall", {"query": "warm up", "maintenance": True})  # opens the indexes
-            turns, remembers, whole, recalls, skips = [], [], [], [], []
+            turns, remembers, whole, recalls, skips, states = [], [], [], [], [], []
             for n in range(RUNS):
                 t_turn, out = timed(server, "personal_turn", {"text": MESSAGES[n % len(MESSAGES)].format(n=n),
                                                               "turn_id": f"bench-{n}"})
@@ -119,15 +111,19 @@ def main():
                 recalls.append(timed(server, "personal_recall", {"query": QUERIES[n % len(QUERIES)], "turn_id": out["turn_id"]})[0])
                 skips.append(timed(server, "personal_turn", {"text": f"how do I sort a list in python ({n})",
                                                              "turn_id": f"skip-{n}"})[0])
-            line("personal_turn (personal)", turns)
-            line("personal_remember (5 items)", remembers)
-            line("personal_recall (probe)", recalls)
-            line("personal_turn (skip)", skips)
-            med = line("whole personal turn (2 calls)", whole)
+                states.append(timed(server, "personal_current_state", {})[0])
+            line("personal_turn (personal)", turns, size)
+            line("personal_remember (5 items)", remembers, size)
+            line("personal_recall (probe)", recalls, size)
+            line("personal_turn (skip)", skips, size)
+            line("personal_current_state", states, size)
+            med = line("whole personal turn (2 calls)", whole, size)
             print(f"    goal <= 30 ms per personal turn: {'met' if med <= 0.030 else 'NOT met'} (median)")
             print(f"    stdio round trip floor (ping)  median {_bench.ms(stdio_floor(root))}")
         finally:
+            archive_index.forget_cached()
             shutil.rmtree(tmp, ignore_errors=True)
+    FIGURES.print()
     return 0
 
 
