@@ -202,7 +202,7 @@ class ConsistentValidateTest(ArchiveTest):
     def test_validate_during_a_write_sees_it_whole_or_not_at_all(self):
         """A writer that slips between validate's reads of receipts and of the ledger must wait for it."""
         receipts.preflight(self.root, MSG, turn_id="t0", tier="full")
-        real_read = storage.read_jsonl
+        real_read = storage.parse_jsonl
         started, finished = threading.Event(), threading.Event()
 
         def writer():
@@ -211,16 +211,16 @@ class ConsistentValidateTest(ArchiveTest):
             capture.capture_text(self.root, LATER, "t-new")
             finished.set()
 
-        def read_then_let_a_writer_in(path, *args, **kwargs):
-            out = real_read(path, *args, **kwargs)
-            if str(path).endswith("receipts.jsonl") and not started.is_set():
+        def read_then_let_a_writer_in(data, start, first_line, display):
+            out = real_read(data, start, first_line, display)
+            if display.endswith("receipts.jsonl") and not started.is_set():
                 thread = threading.Thread(target=writer)
                 thread.start()
                 finished.wait(1.0)  # without the shared lock the writer finishes here, between two reads
                 self.addCleanup(thread.join)
             return out
 
-        with mock.patch.object(storage, "read_jsonl", read_then_let_a_writer_in):
+        with mock.patch.object(storage, "parse_jsonl", read_then_let_a_writer_in):
             report = validate.validate(self.root)
         self.assertNotEqual(report["status"], "failed", report["problems"])
         self.assertTrue(finished.wait(30))

@@ -100,22 +100,7 @@ class ArchiveIndex:
 
     # --- connection --------------------------------------------------------
     def _open(self):
-        if self.in_memory:
-            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        else:
-            try:  # the index holds the words too: owner-only, and never opened through a link
-                views = self.path.parent
-                if os.path.lexists(views) and not views.is_dir() and not views.is_symlink():
-                    os.unlink(views)  # a plain file where the derived folder belongs: it held nothing of value
-                storage.private_file(self.root, self.path)
-                for suffix in ("-wal", "-shm"):
-                    if os.path.islink(str(self.path) + suffix):
-                        raise storage.symlink_refused(paths.rel(self.root, self.path.parent) + "/" + self.path.name + suffix)
-            except OSError as exc:
-                raise storage.io_error(exc, self.path, "opening the index") from None
-            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
+        db = connect(self.root, None if self.in_memory else self.path)
         db.executescript(_DDL)
         return db
 
@@ -325,6 +310,30 @@ class ArchiveIndex:
     def changes_since(self, seq):
         """[(seq, key)] of records ('r:<id>'), captures ('c:<id>') and tombstones ('t:<id>') changed after seq."""
         return self.db.execute("SELECT seq, key FROM changes WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
+
+
+def connect(root, path):
+    """A connection to a derived SQLite file under views/ (None: in memory). Autocommit; BEGIN where needed.
+
+    The file holds the words too: owner-only, and never opened through a link.
+    """
+    if path is None:
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    else:
+        try:
+            views = path.parent
+            if os.path.lexists(views) and not views.is_dir() and not views.is_symlink():
+                os.unlink(views)  # a plain file where the derived folder belongs: it held nothing of value
+            storage.private_file(root, path)
+            for suffix in ("-wal", "-shm"):
+                if os.path.islink(str(path) + suffix):
+                    raise storage.symlink_refused(paths.rel(root, path.parent) + "/" + path.name + suffix)
+        except OSError as exc:
+            raise storage.io_error(exc, path, "opening the index") from None
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
+    return db
 
 
 def disk_refusal(exc, path):

@@ -262,6 +262,7 @@ COMMANDS = TURN_COMMANDS + [
             _TURN,
             Param("allow_warnings", B, "Let structure warnings pass.", default=False),
             Param("full", B, "Validate the whole archive instead of what changed.", default=False),
+            Param("from_scratch", B, "With {arg:full}: re-read every log and re-hash every capture.", default=False),
         ),
         run="gate:session_check", read_only=True, idempotent=True,
         example="python3 scripts/session_check.py --turn-id t1",
@@ -273,13 +274,16 @@ COMMANDS = TURN_COMMANDS + [
     Command(
         name="validate_memory", tool="personal_validate",
         summary="Validate the whole archive: clean, warnings or failed.",
-        description="Re-hashes every capture and reads every log: torn or invalid lines, hash mismatches, missing "
-                    "files, duplicate ids, ledger and receipt inconsistencies, record rules. Every problem is reported "
-                    "as `path:line: code message`. {arg:strict=true} makes warnings fail.",
+        description="Checks every log and capture: torn or invalid lines, hash mismatches, missing "
+                    "files, duplicate ids, ledger and receipt inconsistencies, record rules. Reads what the logs gained "
+                    "and hashes what changed since its last run ({arg:from_scratch=true}: everything). Every problem is "
+                    "reported as `path:line: code message`. {arg:strict=true} makes warnings fail.",
         params=(
             Param("strict", B, "Treat warnings as failure.", default=False),
             Param("require_closed_captures", B, "Report pending captures as errors.", default=False),
             Param("json", B, "Include structured problem details.", default=False),
+            Param("from_scratch", B, "Re-read every log and re-hash every capture, not only what changed since the "
+                                     "last run.", default=False),
         ),
         run="validate:validate", read_only=True, idempotent=True,
         example="python3 scripts/validate_memory.py --strict",

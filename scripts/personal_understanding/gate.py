@@ -2,7 +2,8 @@
 
 Fast by default: it looks at the turn's receipt, the turn's captures (re-hashed),
 the pending set, and the problems the index found in what was appended since it
-last caught up. `full=True` runs the whole-archive validation instead.
+last caught up. `full=True` runs the whole-archive validation instead (from its
+verified watermark; `from_scratch=True` reads and hashes everything again).
 """
 
 from . import archive, paths
@@ -12,7 +13,7 @@ from .errors import Problem, PuError
 from .validate import status_of, validate
 
 
-def session_check(root, turn_id, allow_warnings=False, full=False):
+def session_check(root, turn_id, allow_warnings=False, full=False, from_scratch=False):
     archive.require(root)
     paths.check_id(turn_id, "turn id")
     index = open_index(root)
@@ -54,8 +55,8 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
             next_steps.append("Close " + ", ".join(open_ids) + " with {cmd:finalize_capture} (derived after adding records, "
                               "or no-derivation-needed with a {arg:reason}).")
 
-    if full:
-        report = validate(root)
+    if full or from_scratch:
+        report = validate(root, from_scratch=from_scratch)
         structure = report["status"]
         structure_problems = report["problems"]
     else:
@@ -63,7 +64,7 @@ def session_check(root, turn_id, allow_warnings=False, full=False):
         structure = status_of(problems)
         structure_problems = [str(p) for p in problems]
     structure_ok = structure == "clean" or (structure == "warnings" and allow_warnings)
-    gates["structure"] = {"ok": structure_ok, "status": structure, "scope": "full" if full else "changed",
+    gates["structure"] = {"ok": structure_ok, "status": structure, "scope": "full" if full or from_scratch else "changed",
                           "problems": structure_problems}
     if not structure_ok:
         next_steps.append("Run {cmd:validate_memory} and fix the problems listed under gates.structure."

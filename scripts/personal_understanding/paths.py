@@ -162,6 +162,10 @@ def index_db_path(root):
     return views_dir(root) / "index.sqlite"
 
 
+def verified_db_path(root):
+    return views_dir(root) / "verified.sqlite"
+
+
 def conversation_dir(root):
     return sources_dir(root) / "conversation"
 

@@ -1,59 +1,44 @@
-"""Validators for derived records and follow-ups (see validate.py for the runner)."""
+"""Validators for derived records and follow-ups (see validate.py for the runner).
 
-from . import schema, timeutil
+They ask the verified state (verified.py): the latest version of each record, its links
+and the problems its line had when it was read.
+"""
+
+from . import timeutil
 from .errors import Problem
-
-REF_FIELDS = ("entity_refs", "related_ids", "supports", "contradicts", "supersedes", "before_ids", "after_ids")
+from .verified import key
 
 
 def check_versions(snap):
     """Every id's versions run 1, 2, 3... in file order; a repeat is a duplicate id."""
-    out, seen = [], {}
-    for display, line, rec in snap.record_lines:
-        rid, version = rec.get("id"), rec.get("version")
-        if not isinstance(rid, str) or not isinstance(version, int):
-            out.append(Problem("error", "RECORD_INVALID", display, line, "record line needs a string id and an integer version"))
-            continue
-        last = seen.get(rid)
-        if last is not None and version <= last[0]:
-            out.append(Problem("error", "DUPLICATE_ID", display, line, f"{rid} version {version} already exists (line {last[1]} of {last[2]})"))
-        elif version != (last[0] + 1 if last else 1):
-            out.append(Problem("error", "RECORD_VERSION_GAP", display, line, f"{rid} jumps to version {version}"))
-        seen[rid] = (max(version, last[0]) if last else version, line, display)
-    return out
+    return snap.state.stored("versions")
 
 
 def check_fields(snap):
-    out = []
-    for rid, (display, line, rec) in sorted(snap.records.items()):
-        for field, message in schema.check_record(rec):
-            out.append(Problem("error", "RECORD_INVALID", display, line, f"{rid}: {field} {message}"))
-        if rec.get("status") in ("forgotten",):
-            continue
-        if schema.needs_capture(rec.get("kind")) and not schema.has_source(rec) and rec.get("fidelity") != "summary_only":
-            out.append(Problem("error", "RECORD_WITHOUT_CAPTURE", display, line,
-                               f"{rid} states something but cites no capture (and is not marked summary_only)"))
-        for cid in sorted(schema.cited_captures(rec)):
-            if cid not in snap.captures and cid not in snap.tombstones:
-                out.append(Problem("error", "RECORD_CITES_MISSING_CAPTURE", display, line, f"{rid} cites capture {cid}, which does not exist"))
+    state = snap.state
+    out = [Problem("error", code, path, line, message) for code, message, path, line in state.rows(
+        "SELECT p.code, p.message, r.path, r.line FROM v_record_problems p JOIN v_records r ON r.rid = p.rid "
+        "ORDER BY p.rid, p.pos")]
+    for rid, cid, path, line in state.rows(
+            "SELECT c.rid, c.cid, r.path, r.line FROM v_cites c INDEXED BY v_cites_missing JOIN v_records r ON r.rid = c.rid "
+            "WHERE c.missing = 1 "
+            "AND r.forgotten = 0 AND c.cid NOT IN (SELECT id FROM temp.v_tombs) ORDER BY c.rid, c.cid"):
+        out.append(Problem("error", "RECORD_CITES_MISSING_CAPTURE", path, line, f"{rid} cites capture {cid}, which does not exist"))
     return out
-
 
 
 def check_references(snap):
-    out = []
-    for rid, (display, line, rec) in sorted(snap.records.items()):
-        for field in REF_FIELDS:
-            for ref in rec.get(field) or ():
-                if isinstance(ref, str) and ref not in snap.records and ref not in snap.tombstones:
-                    out.append(Problem("warning", "DANGLING_REFERENCE", display, line, f"{rid}.{field} points at {ref}, which does not exist"))
-    return out
+    return [Problem("warning", "DANGLING_REFERENCE", path, line, f"{rid}.{field} points at {ref}, which does not exist")
+            for rid, field, ref, path, line in snap.state.rows(
+                "SELECT f.rid, f.field, f.ref, r.path, r.line FROM v_refs f INDEXED BY v_refs_dangling JOIN v_records r ON r.rid = f.rid "
+                "WHERE f.dangling = 1 AND f.ref NOT IN (SELECT id FROM temp.v_tombs) ORDER BY f.rid, f.pos")]
 
 
-def _cycles(snap, next_ids, code, label):
+def _cycles(records, edges, code, label):
+    """Depth-first over `edges` ({id: [next ids]}); only ids with edges can be on a cycle."""
     out, done = [], set()
-    for start in sorted(snap.records):
-        path, on_path, stack = [], set(), [(start, iter(next_ids(start)))]
+    for start in sorted(edges):
+        path, on_path, stack = [], set(), [(start, iter(edges.get(start, ())))]
         if start in done:
             continue
         path.append(start)
@@ -69,56 +54,61 @@ def _cycles(snap, next_ids, code, label):
                 continue
             if child in on_path:
                 cycle = path[path.index(child):] + [child]
-                display, line, _ = snap.records[child]
+                display, line = records[child]
                 out.append(Problem("error", code, display, line, f"{label} cycle: {' -> '.join(cycle)}"))
                 continue
-            if child in done or child not in snap.records:
+            if child in done or child not in records:
                 continue
             path.append(child)
             on_path.add(child)
-            stack.append((child, iter(next_ids(child))))
+            stack.append((child, iter(edges.get(child, ()))))
     return out
 
 
 def check_cycles(snap):
-    def supersedes(rid):
-        return [r for r in snap.records[rid][2].get("supersedes") or () if isinstance(r, str)]
-
-    def redirects(rid):
-        target = snap.records[rid][2].get("redirect_to")
-        return [target] if isinstance(target, str) else []
-
-    return _cycles(snap, supersedes, "SUPERSEDE_CYCLE", "supersedes") + _cycles(snap, redirects, "REDIRECT_CYCLE", "redirect")
+    out = []
+    for rel, code, label in (("supersedes", "SUPERSEDE_CYCLE", "supersedes"), ("redirect", "REDIRECT_CYCLE", "redirect")):
+        edges, records = {}, {}
+        for rid, target, path, line, tpath, tline in snap.state.rows(
+                "SELECT e.rid, e.target, r.path, r.line, t.path, t.line FROM v_edges e JOIN v_records r ON r.rid = e.rid "
+                "LEFT JOIN v_records t ON t.rid = e.target WHERE e.rel = ? ORDER BY e.rid, e.pos", (rel,)):
+            edges.setdefault(rid, []).append(target)
+            records[rid] = (path, line)
+            if tpath is not None:
+                records[target] = (tpath, tline)
+        out += _cycles(records, edges, code, label)
+    return out
 
 
 def check_summary_debt(snap):
-    debt = [(d, l, r) for d, l, r in snap.records.values() if r.get("fidelity") == "summary_only" and r.get("status") != "forgotten"]
-    if not debt:
+    rows = snap.state.rows("SELECT path, line, (SELECT COUNT(*) FROM v_records WHERE summary_debt = 1) FROM v_records "
+                           "WHERE summary_debt = 1 ORDER BY path, line LIMIT 1")
+    if not rows:
         return []
-    display, line, _ = min(debt, key=lambda x: (x[0], x[1]))
+    display, line, count = rows[0]
     return [Problem("warning", "SUMMARY_DEBT", display, line,
-                    f"{len(debt)} record(s) rest on summaries without the user's words (fidelity summary_only)")]
+                    f"{count} record(s) rest on summaries without the user's words (fidelity summary_only)")]
 
 
 def check_hypotheses(snap):
-    out = []
-    for rid, (display, line, rec) in sorted(snap.records.items()):
-        if rec.get("kind") in ("hypothesis", "intent") and len(set(rec.get("supports") or ())) < 2:
-            out.append(Problem("warning", "HYPOTHESIS_WEAK_SUPPORT", display, line, f"{rid} has fewer than two supporting records"))
-    return out
+    return [Problem("warning", "HYPOTHESIS_WEAK_SUPPORT", path, line, f"{rid} has fewer than two supporting records")
+            for rid, path, line in snap.state.rows("SELECT rid, path, line FROM v_records WHERE weak = 1 ORDER BY rid")]
 
 
 def check_followups(snap):
     out, latest = [], {}
-    for line, _off, item in snap.logs["followups.jsonl"]:
+    for line, _off, item in snap.logs("followups.jsonl"):
         if isinstance(item.get("id"), str):
             latest[item["id"]] = (line, item)
+    cited = sorted({key(item.get("capture_id")) for _l, item in latest.values() if item.get("capture_id")})
+    known = {row[0] for i in range(0, len(cited), 900) for row in snap.state.rows(
+        f"SELECT cid FROM v_captures WHERE cid IN ({','.join('?' * len(cited[i:i + 900]))})", cited[i:i + 900])}
     now = timeutil.now()
     for fid, (line, item) in sorted(latest.items()):
         where = "memory/v2/followups.jsonl"
         if not item.get("capture_id"):
             out.append(Problem("warning", "FOLLOWUP_NO_SOURCE", where, line, f"{fid} cites no capture"))
-        elif item["capture_id"] not in snap.captures and item["capture_id"] not in snap.tombstones:
+        elif key(item["capture_id"]) not in known and item["capture_id"] not in snap.tombstones:
             out.append(Problem("warning", "FOLLOWUP_NO_SOURCE", where, line, f"{fid} cites capture {item['capture_id']}, which does not exist"))
         if item.get("status") == "open":
             if not item.get("due_at") and not item.get("due_rule"):

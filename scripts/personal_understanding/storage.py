@@ -604,14 +604,18 @@ def read_jsonl(path, start=0, first_line=1, display=None):
     is reported (warning), never parsed, never dropped from the file. A line
     that is not a JSON object is reported as an error with its line number.
     """
-    display = display or str(path)
-    entries, problems = [], []
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
             data = handle.read()
     except FileNotFoundError:
-        return entries, problems, start, first_line
+        return [], [], start, first_line
+    return parse_jsonl(data, start, first_line, display or str(path))
+
+
+def parse_jsonl(data, start, first_line, display):
+    """read_jsonl over bytes already read from offset `start` of a log."""
+    entries, problems = [], []
     end = start
     line_no = first_line
     pos = 0
