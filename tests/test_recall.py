@@ -1,5 +1,6 @@
 """Recall: probe channels, aliases, associations, thresholds, time, privacy, traces, deep reads."""
 
+import datetime
 import json
 import os
 
@@ -58,9 +59,41 @@ class GateAndTraceTest(RecallTest):
         self.assertEqual(trace["trace_id"], out["trace_id"])
         self.assertEqual(trace["mode"], "maintenance")
         self.assertIn("年糕", [t["term"] for t in trace["tokens"]])
-        self.assertEqual(trace["selected"], self.top_ids(out))
+        self.assertEqual([s["id"] for s in trace["selected"]], self.top_ids(out))
+        self.assertEqual([s["channel"] for s in trace["selected"]], [r["why"]["channel"] for r in out["top"]])
         for key in ("held_back", "channels", "associations"):
             self.assertIn(key, trace)
+
+
+    def last_trace(self):
+        day = paths.trace_path(self.root, timeutil.now().strftime("%Y-%m-%d"))
+        return day.read_bytes().splitlines()[-1]
+
+    def test_a_trace_stays_small_however_much_matches(self):
+        cid = self.say("这些年和表哥一起去过很多地方爬山，每次都聊到很晚")
+        for i in range(40):
+            records.add_record(self.root, kind="event", title=f"和表哥第{i}次爬山", capture_ids=[cid], date_start="2020-05")
+        out = self.probe("和表哥爬山的那些事 " * 8, per_episode=1)
+        line = self.last_trace()
+        trace = json.loads(line)
+        self.assertLessEqual(len(line), 2048)
+        self.assertGreaterEqual(trace["held"]["episode cap (1 per conversation)"], 30)  # every one counted ...
+        self.assertLessEqual(len(trace["held_back"]), 5)  # ... a few listed
+        self.assertEqual([s["id"] for s in trace["selected"]], self.top_ids(out))
+        terms = [t["term"] for t in trace["tokens"]]
+        self.assertIn("表哥", [terms[i] for i in trace["selected"][0]["matched"]])
+
+    def test_old_day_files_of_traces_are_removed_when_a_new_day_starts(self):
+        self.say("我家的猫叫年糕，三岁了")
+        with open(paths.config_path(self.root), "w", encoding="utf-8") as handle:
+            json.dump({"trace_retention_days": 30}, handle)
+        today = timeutil.now()
+        old, recent = ((today - datetime.timedelta(days=d)).strftime("%Y-%m-%d") for d in (31, 29))
+        for day in (old, recent):
+            write(str(paths.trace_path(self.root, day)), '{"trace_id": "tr-x"}\n')
+        self.probe("年糕")
+        self.assertFalse(paths.trace_path(self.root, old).exists())
+        self.assertTrue(paths.trace_path(self.root, recent).exists())
 
 
 class LexicalTest(RecallTest):

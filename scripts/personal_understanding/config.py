@@ -17,6 +17,8 @@ DEFAULTS = {
     "short_term_chars": 100_000,
     "long_term_chars": 1_000_000,
     "backup_reminder_days": 7,
+    # Retrieval traces (memory/v2/traces/, one file per day) older than this are removed; 0 keeps them all.
+    "trace_retention_days": 365,
 }
 
 

@@ -174,11 +174,21 @@ def _via(path):
     return " → ".join(f"<code>{e(p)}</code>" for p in path or ())
 
 
+def _selected(item, index, tokens):
+    """A selected id (older traces) or {id, channel, score, matched, via, ...}: the item and why it came up."""
+    why = dict(item) if isinstance(item, dict) else {}
+    rid = why.pop("id", None) if why else item
+    if isinstance(why.get("matched"), list):  # places in the trace's tokens
+        why["matched"] = [tokens[i].get("term") for i in why["matched"] if isinstance(i, int) and 0 <= i < len(tokens)]
+    link = _record_link(rid, index) if index.record(rid) else f"<code>{e(rid)}</code> (capture)"
+    detail = ", ".join(f"{k} {e(', '.join(map(str, v)) if isinstance(v, list) else v)}" for k, v in why.items())
+    return link + (f" <span class=muted>{detail}</span>" if detail else "")
+
+
 def _trace_block(trace, index):
     tokens = _table(["term", "weight", "df", "idf"], [[e(t.get("term")), e(t.get("weight")), e(t.get("df")), e(t.get("idf"))]
                                                      for t in trace.get("tokens") or ()], "no tokens")
-    selected = "".join(f"<li>{_record_link(s, index) if index.record(s) else '<code>' + e(s) + '</code> (capture)'}</li>"
-                       for s in trace.get("selected") or ())
+    selected = "".join(f"<li>{_selected(s, index, trace.get('tokens') or [])}</li>" for s in trace.get("selected") or ())
     held = _table(["id", "channel", "why"], [[f"<code>{e(h.get('id'))}</code>", e(h.get("channel")), e(h.get("why"))]
                                              for h in trace.get("held_back") or ()], "nothing held back")
     assoc = _table(["id", "title", "via", "spread score"],

@@ -214,7 +214,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         "tokens": tokens, "time": result["time"], "time_only": time_only, "why_question": why_question,
         "causes": {k[2:]: v["via"] for k, v in causes.items()}, "routes": routes,
         "channels": {ch: [all_rows[d]["key"][2:] for d, _s, _x in channel_lists.get(ch, [])[:CHANNEL_DEPTH]] for ch in CHANNELS},
-        "selected": [r["id"] for r in out_rows], "held_back": held[:200],
+        "selected": [r["id"] for r in out_rows], "why": [dict(r["why"], id=r["id"]) for r in out_rows], "held_back": held,
         "associations": result["associations"], "seeds": sorted(seeds), "status": status,
         "total": len(kept), "shown": shown}, now=moment)
     return result
