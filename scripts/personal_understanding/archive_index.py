@@ -52,6 +52,7 @@ CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
 CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_key);
 CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
 CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
+CREATE INDEX IF NOT EXISTS records_status ON records(status);
 CREATE TABLE IF NOT EXISTS record_refs (
     record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target));
 CREATE INDEX IF NOT EXISTS record_refs_target ON record_refs(target, rel);

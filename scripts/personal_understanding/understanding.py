@@ -23,11 +23,16 @@ def _item(rec, why=None):
     return out
 
 
-def _top(records, n=3):
-    """Most salient first; among equals, the most recently updated."""
-    records.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
-    records.sort(key=lambda r: -(r.get("salience") or 0))
-    return records[:n]
+# Blocks are asked of the index with their order and a limit, and counted apart: the cost stays
+# that of the few items shown, whatever the archive's size.
+_SALIENT = "COALESCE(json_extract(data,'$.salience'), 0) DESC, COALESCE(updated_at, '') DESC, kind, rowid"
+_RECENT = "COALESCE(updated_at, '') DESC, rowid"
+
+
+def _block(index, where, order, args=(), n=3):
+    """(the first n records of a block, how many it holds)."""
+    shown = index.records_where(f"{where} ORDER BY {order} LIMIT {int(n)}", args)
+    return shown, index.count(f"SELECT COUNT(*) FROM records WHERE {where}", args)
 
 
 def current_state(root, as_of=None):
@@ -35,30 +40,32 @@ def current_state(root, as_of=None):
     archive.require(root)
     index = open_index(root)
     visible = " AND json_extract(data,'$.sensitivity') IS NOT 'highly-private'"
-    core = index.records_where(f"kind IN ('value','rule','heuristic','preference') AND status='current'{visible}")
-    reality = [r for r in index.records_where(f"kind IN ('state','fact') AND status='current'{visible}")
-               if r.get("aspect") != "load"]
-    load = index.records_where(f"kind='state' AND status='current' AND json_extract(data,'$.aspect')='load'{visible}")
-    load.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
-    tensions = index.records_where("status='uncertain' AND (kind='decision' OR "
-                                   "json_array_length(json_extract(data,'$.contradicts')) > 0)")
+    core, n_core = _block(index, f"kind IN ('value','rule','heuristic','preference') AND status='current'{visible}", _SALIENT)
+    reality, n_reality = _block(index, f"kind IN ('state','fact') AND status='current'{visible} "
+                                       "AND json_extract(data,'$.aspect') IS NOT 'load'", _SALIENT)
+    load, n_load = _block(index, f"kind='state' AND status='current' AND json_extract(data,'$.aspect')='load'{visible}", _RECENT)
+    tensions, n_tensions = _block(index, "status='uncertain' AND (kind='decision' OR "
+                                         "json_array_length(json_extract(data,'$.contradicts')) > 0)", "rowid")
     due, upcoming, _undated = due_followups(root, as_of, horizon=7)
     moment = timeutil.parse_instant(as_of) if as_of else timeutil.now()
     soon = (moment + dt.timedelta(days=30)).strftime("%Y-%m-%d")
     today = moment.strftime("%Y-%m-%d")
-    deadlines = index.records_where("kind='event' AND status='current' AND date_start >= ? AND date_start <= ?", (today, soon))
-    nxt = [dict(brief(root, f), kind="followup", why="due") for f in due] + \
-          [dict(brief(root, f), kind="followup", why="upcoming") for f in upcoming] + \
-          [_item(r, "coming up " + r["date_start"]) for r in sorted(deadlines, key=lambda r: r["date_start"])]
+    # "+kind": walk the date index over the coming month, not every current event
+    deadlines, n_deadlines = _block(index, "+kind='event' AND +status='current' AND date_start >= ? AND date_start <= ?",
+                                    "date_start, rowid", (today, soon))
+    nxt = [dict(brief(root, f), kind="followup", why="due") for f in due[:3]] + \
+          [dict(brief(root, f), kind="followup", why="upcoming") for f in upcoming[:3]] + \
+          [_item(r, "coming up " + r["date_start"]) for r in deadlines]
     return {
         "as_of": timeutil.iso(moment),
-        "core": [_item(r) for r in _top(core)],
-        "reality": [_item(r) for r in _top(reality)],
-        "load": [_item(r) for r in load[:3]],
+        "core": [_item(r) for r in core],
+        "reality": [_item(r) for r in reality],
+        "load": [_item(r) for r in load],
         "tensions": [_item(r, "contradicts " + ", ".join(r.get("contradicts") or []) if r.get("contradicts") else "undecided")
-                     for r in tensions[:3]],
+                     for r in tensions],
         "next": nxt[:3],
-        "counts": {"core": len(core), "reality": len(reality), "load": len(load), "tensions": len(tensions), "next": len(nxt)},
+        "counts": {"core": n_core, "reality": n_reality, "load": n_load, "tensions": n_tensions,
+                   "next": len(due) + len(upcoming) + n_deadlines},
     }
 
 
