@@ -331,11 +331,11 @@ class ResumableImportTest(Base):
         real = storage.write_once
         written = []
 
-        def killed_after_three(root, target, data):
+        def killed_after_three(root, target, data, **kwargs):
             if len(written) == 3:
                 raise KeyboardInterrupt  # SIGKILL: no cleanup, no ledger lines
             written.append(target)
-            return real(root, target, data)
+            return real(root, target, data, **kwargs)
 
         with mock.patch.object(storage, "write_once", killed_after_three), \
                 mock.patch.object(storage, "append_jsonl", side_effect=KeyboardInterrupt):
@@ -372,11 +372,11 @@ class ResumableImportTest(Base):
         real = storage.write_once
         count = []
 
-        def full_after_two(root, target, data):
+        def full_after_two(root, target, data, **kwargs):
             count.append(target)
             if len(count) > 2:
                 raise PuError("DISK_FULL", "no space left", "free some")
-            return real(root, target, data)
+            return real(root, target, data, **kwargs)
 
         with mock.patch.object(storage, "write_once", full_after_two):
             with self.assertRaises(PuError):

@@ -16,10 +16,12 @@ the same import again: files it wrote but did not register are taken up.
 """
 
 import os
+from pathlib import Path
 
 from . import archive, config, importers, paths, storage, timeutil
 from .archive_index import open_index
 from .capture import capture_payload, captured_event
+from .errors import PuError
 from .tiers import check_capacity
 from .textinput import sha256_hex
 
@@ -53,12 +55,30 @@ def _instant(occurred_at):
     return timeutil.iso(timeutil.parse_instant(occurred_at))
 
 
-def _unregistered(root, index):
-    """{capture_id: relpath} of import capture files on disk that the ledger does not know (a killed import)."""
-    from .ledger import _disk_captures
+def _known(index, sql, keys, args=()):
+    """Rows of `sql` (ending in `IN`) over `keys`, asked in chunks under SQLite's parameter limit."""
+    keys, rows = sorted(set(keys)), []
+    for i in range(0, len(keys), 900):
+        chunk = keys[i:i + 900]
+        rows += index.db.execute(f"{sql} ({','.join('?' * len(chunk))}) ORDER BY rowid", list(args) + chunk).fetchall()
+    return rows
 
-    return {cid: rel for cid, rel in _disk_captures(root).items()
-            if cid.startswith("imp-") and index.capture(cid) is None}
+
+def _leftovers(root, wanted):
+    """{capture_id: relpath} of the `wanted` captures whose file is on disk: a killed run wrote them unregistered.
+
+    Only names are listed (no file is opened or stat'ed): cheap at any archive size.
+    """
+    out = {}
+    if not wanted:
+        return out
+    base = paths.conversation_dir(root)
+    for year in sorted(os.listdir(base)) if base.is_dir() else ():
+        for month in sorted(os.listdir(base / year)) if (base / year).is_dir() else ():
+            names = os.listdir(base / year / month) if (base / year / month).is_dir() else ()
+            for cid in wanted.intersection(n[:-5] for n in names if n.endswith(".json")):
+                out[cid] = f"sources/conversation/{year}/{month}/{cid}.json"
+    return out
 
 
 def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_invalid=False, now=None):
@@ -76,15 +96,24 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
         index = open_index(root)
         forgotten_words = {r[0] for r in index.db.execute(
             "SELECT json_extract(data, '$.sha256') FROM tombstones WHERE json_extract(data, '$.source') LIKE 'import:%'")}
-        leftovers = _unregistered(root, index)
-        planned, taken_up = [], []
+        items = []
         for msg, identity, ref in _identities(format, file, messages):
             data = msg.text.encode("utf-8")
             capture_id = "imp-" + sha256_hex((source + "\n" + identity).encode("utf-8"))[:20]  # same message, same id
-            existing = capture_id if index.capture(capture_id) is not None else index.capture_by_source_ref(source, ref)
-            if existing and existing != capture_id and (index.capture(existing) or {}).get("utf8_sha256") != sha256_hex(data):
+            items.append((msg, ref, capture_id, data, sha256_hex(data)))
+        # What the archive already holds of these messages, asked in bulk.
+        stones = {r[0] for r in index.db.execute("SELECT id FROM tombstones")}
+        known = dict(_known(index, "SELECT capture_id, sha256 FROM captures WHERE capture_id IN", [i[2] for i in items]))
+        by_ref = {}
+        for ref, cid, sha in _known(index, "SELECT source_ref, capture_id, sha256 FROM captures WHERE source=? AND "
+                                           "source_ref IN", [i[1] for i in items], (source,)):
+            by_ref.setdefault(ref, (cid, sha))
+        fresh = []
+        for msg, ref, capture_id, data, digest in items:
+            existing = capture_id if capture_id in known else (by_ref.get(ref) or (None,))[0]
+            if existing and existing != capture_id and by_ref[ref][1] != digest:
                 existing = None  # an older import of another file by the same name: different words
-            if index.tombstoned(capture_id) or (existing and index.tombstoned(existing)) or sha256_hex(data) in forgotten_words:
+            if capture_id in stones or (existing and existing in stones) or digest in forgotten_words:
                 skipped.append({"ref": msg.ref, "why": "forgotten on request; a tombstone keeps it from coming back"})
                 continue
             if existing:
@@ -97,11 +126,15 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             if limit and len(data) > limit:
                 skipped.append({"ref": msg.ref, "why": f"over max_message_bytes ({len(data)} > {limit})"})
                 continue
+            fresh.append((msg, ref, capture_id, data, digest))
+        leftovers = _leftovers(root, {f[2] for f in fresh})
+        planned, taken_up = [], []
+        for msg, ref, capture_id, data, digest in fresh:
             if capture_id in leftovers:
                 taken_up.append((msg.ref, capture_id, leftovers[capture_id]))
                 continue
             doc = {"format": 1, "capture_id": capture_id, "kind": "text", "speaker": msg.speaker, "role": msg.role,
-                   "text": msg.text, "utf8_sha256": sha256_hex(data), "bytes": len(data), "chars": len(msg.text),
+                   "text": msg.text, "utf8_sha256": digest, "bytes": len(data), "chars": len(msg.text),
                    "captured_at": stamp, "occurred_at": msg.occurred_at, "session_id": msg.session_id,
                    "turn_id": None, "source": source, "source_ref": ref, "meta": msg.meta or {}}
             planned.append((msg.ref, doc, paths.capture_relpath(capture_id, stamp), capture_payload(doc)))
@@ -118,19 +151,23 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             events += [captured_event(doc, relpath, at=stamp), closed_event(capture_id, format, stamp)]
             mapping[ref] = capture_id
             resumed += 1
+        written, docs = [], {}
         try:
             for ref, doc, relpath, payload in planned:
-                storage.write_once(root, paths.inside_root(root, relpath), payload)
+                target = Path(root, relpath)  # a path this import built; write_once refuses any link on the way
+                storage.write_once(root, target, payload, sync=False)  # made durable below, before the ledger names it
+                written.append(target)
+                docs[doc["capture_id"]] = doc
                 events += [captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)]
                 mapping[ref] = doc["capture_id"]
                 imported += 1
                 if len(events) >= 2 * BATCH:
-                    storage.append_jsonl(root, paths.ledger_events_path(root), events)
-                    events = []
+                    _register(root, written, events, docs)
+                    written, events, docs = [], [], {}
         finally:
             # Register what was written even when a later write fails: no capture file is left unregistered.
             if events:
-                storage.append_jsonl(root, paths.ledger_events_path(root), events)
+                _register(root, written, events, docs)
     out = {"format": format, "file": str(file), "messages": len(messages), "imported": imported + resumed,
            "already_present": present, "skipped": skipped, "mapping": mapping}
     if resumed:
@@ -141,3 +178,20 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             out["note"] = (f"{len(invalid)} invalid line(s) were left out and are listed under invalid; "
                            "everything else was imported.")
     return out
+
+
+def _register(root, written, events, docs=None):
+    """Flush a batch of capture files, append their ledger lines (the commit point), then bring the
+    indexes up to them: the first read after an import finds it indexed, not one it must build.
+
+    `docs` are the documents just written (the recall index then need not read them back).
+    """
+    storage.flush(written)
+    storage.append_jsonl(root, paths.ledger_events_path(root), events)
+    from .retrieval.index import open_recall
+
+    try:
+        open_recall(root, docs)
+    except PuError as exc:
+        if exc.code not in ("WRITE_DENIED", "DISK_FULL"):
+            raise  # (a full or read-only disk: the next read builds what is missing)

@@ -21,6 +21,7 @@ import errno
 import json
 import os
 import stat
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -341,12 +342,13 @@ def _require_lock(root):
 
 # --- writers ---------------------------------------------------------------
 
-def _through_temp(root, path, fill, finish, action):
+def _through_temp(root, path, fill, finish, action, sync=True):
     """Write a unique temp file beside `path` with fill(fd), fsync it, then finish(tmp, path).
 
     The temp file never survives: after a replace it is gone, after a link or a
     failure it is removed. OS errors become PuError (disk full, permissions).
-    root=None is a target outside the archive (a backup mirror).
+    root=None is a target outside the archive (a backup mirror). sync=False leaves
+    the flush to the caller (`flush`), before anything refers to the file.
     """
     path = Path(path)
     tmp = None
@@ -358,11 +360,13 @@ def _through_temp(root, path, fill, finish, action):
         fd, tmp = _temp_beside(path)
         try:
             fill(fd)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         finish(tmp, path)
-        fsync_dir(path.parent)
+        if sync:
+            fsync_dir(path.parent)
     except OSError as exc:
         raise io_error(exc, path, action) from None
     finally:
@@ -383,8 +387,11 @@ def atomic_write_json(root, path, obj):
     atomic_write(root, path, (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def write_once(root, path, data):
-    """Create `path` with `data`; refuse if it exists. Complete or absent, never partial."""
+def write_once(root, path, data, sync=True):
+    """Create `path` with `data`; refuse if it exists. Complete or absent, never partial.
+
+    sync=False (many files in a row): call `flush(paths)` before anything refers to them.
+    """
     _require_lock(root)
 
     def link(tmp, target):
@@ -396,7 +403,32 @@ def write_once(root, path, data):
         except (AttributeError, NotImplementedError, PermissionError):
             _exclusive_create(target, data)
 
-    _through_temp(root, path, lambda fd: _write_all(fd, data), link, "creating")
+    _through_temp(root, path, lambda fd: _write_all(fd, data), link, "creating", sync=sync)
+
+
+def flush(written):
+    """Make files written with sync=False durable, with their folders' entries.
+
+    On Linux one sync() waits for every write to reach the disk (as fsync on each would,
+    at a fraction of the cost); elsewhere each file and folder is fsynced.
+    """
+    written = [Path(p) for p in written]
+    if not written:
+        return
+    try:
+        if sys.platform.startswith("linux"):
+            os.sync()
+            return
+        for path in written:
+            fd = os.open(path, os.O_RDONLY | _BINARY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for folder in sorted({p.parent for p in written}):
+            fsync_dir(folder)
+    except OSError as exc:
+        raise io_error(exc, written[0], "flushing") from None
 
 
 def _exclusive_create(path, data):

@@ -167,6 +167,7 @@ class RecallIndex:
         self.db.executescript(_DDL)
         self._lexicon = None
         self._lexicon_words = -1
+        self.known_docs = {}
 
     # --- lexicon ------------------------------------------------------------
     def lexicon(self):
@@ -237,8 +238,10 @@ class RecallIndex:
             row = self.ai.capture(item)
             if row is None or row.get("status") == "forgotten" or row.get("kind") != "text":
                 return 1
+            doc = self.known_docs.get(item)
             try:
-                doc = read_capture(self.ai.root, row["path"])
+                doc = doc if doc is not None and doc.get("utf8_sha256") == row.get("utf8_sha256") else \
+                    read_capture(self.ai.root, row["path"])
             except PuError:
                 return 1
             self._add_capture(row, doc, learn)
@@ -487,24 +490,32 @@ def latin_boundary_ok(text, alias):
 _cache = {}
 
 
-def open_recall(root):
-    """The archive index, caught up, with its recall index caught up too."""
+def open_recall(root, docs=None):
+    """The archive index, caught up, with its recall index caught up too.
+
+    `docs` ({capture_id: document}) are captures the caller has just written: they are indexed
+    from there instead of being read back.
+    """
     ai = open_index(root)
     try:
-        return _caught_up(ai)
+        return _caught_up(ai, docs)
     except sqlite3.DatabaseError as exc:
         if archive_index.disk_refusal(exc, ai.path) is None:
             raise
-        return _caught_up(archive_index.in_memory(root))  # full or read-only disk: recall still works
+        return _caught_up(archive_index.in_memory(root), docs)  # full or read-only disk: recall still works
 
 
-def _caught_up(ai):
+def _caught_up(ai, docs=None):
     key = (str(ai.path), id(ai))
     recall = _cache.get(key)
     if recall is None:
         _cache.clear()
         recall = _cache[key] = RecallIndex(ai)
-    recall.refresh()
+    recall.known_docs = docs or {}
+    try:
+        recall.refresh()
+    finally:
+        recall.known_docs = {}
     return recall
 
 
