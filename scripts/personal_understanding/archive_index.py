@@ -19,7 +19,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from . import paths, redact, storage
+from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
@@ -417,6 +417,8 @@ def _receipts_handler(db, name, line, obj):
         return [Problem("error", "RECEIPT_INVALID", display, line, "line has no turn_id")]
     if kind == "receipt":
         if _turn_forgotten(db, turn_id):
+            from . import redact
+
             obj = redact.receipt(obj)
         db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, json.dumps(obj, ensure_ascii=False)))
     elif kind == "capture":
@@ -573,6 +575,8 @@ def _withhold(db, sid, stone):
         _withhold_followup(db, fid)
     turn = stone.get("turn_id")
     if isinstance(turn, str) and _turn_forgotten(db, turn):
+        from . import redact
+
         receipt = db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn,)).fetchone()
         if receipt:
             db.execute("UPDATE receipts SET data=? WHERE turn_id=?",
@@ -591,7 +595,9 @@ def _withhold_record(db, rid):
     if cited or _tombstoned(db, rid):
         rec["status"] = "forgotten"
     elif review.get("capture_id") and _tombstoned(db, review["capture_id"]):
-        rec["review"] = dict(review, capture_id=None, note=redact.REDACTED)
+        from .redact import REDACTED
+
+        rec["review"] = dict(review, capture_id=None, note=REDACTED)
     else:
         return
     db.execute("UPDATE records SET status=?, data=? WHERE id=?",
@@ -606,6 +612,8 @@ def _withhold_followup(db, fid):
     raised = isinstance(item.get("capture_id"), str) and _tombstoned(db, item["capture_id"])
     answered = isinstance(res.get("capture_id"), str) and _tombstoned(db, res["capture_id"])
     if raised or answered:
+        from . import redact
+
         # Raised by forgotten words: never offered as due again (the status column only; the data keeps its own).
         db.execute("UPDATE followups SET data=?, status=? WHERE id=?",
                    (json.dumps(redact.followup(item, raised, answered), ensure_ascii=False),

@@ -18,7 +18,6 @@ like "yesterday", impossible dates.
 """
 
 import datetime as dt
-import email.utils
 import re
 
 from .timeutil import iso_as_given
@@ -144,6 +143,8 @@ def parse_when(value):
     except (ValueError, OverflowError) as exc:
         raise ValueError(f"{value!r}: {exc}" if repr(value) not in str(exc) else str(exc)) from None
     if re.search(r"[A-Za-z]{3}", text) and re.search(r"\d{1,2}:\d{2}", text):
+        import email.utils  # e-mail style dates are rare: not every command pays for this import
+
         parsed = email.utils.parsedate_to_datetime(text) if email.utils.parsedate_tz(text) else None
         if parsed is not None:
             return _iso(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))

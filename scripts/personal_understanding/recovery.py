@@ -28,14 +28,16 @@ def finish(root):
     stones = paths.forgotten_path(root)
     sig = _signature(stones)
     staging = os.path.isdir(paths.staging_dir(root))
-    if not staging and (sig is None or _quiet.get(key) == sig):
+    if not staging and (sig is None or not sig[1] or _quiet.get(key) == sig):  # no tombstone, or none new
         return {}
-    from . import forget, restore
-
     out = {}
     if staging:
+        from . import restore
+
         out["restores"] = restore.finish_pending(root)
     if sig is not None:
+        from . import forget
+
         out["forgets"] = forget.finish_pending(root)
     _quiet[key] = _signature(stones)
     return {k: v for k, v in out.items() if v}
