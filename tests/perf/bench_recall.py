@@ -86,7 +86,7 @@ def measure(size):
         imports = [_bench.import_ms("retrieve_v2", "--query", q, "--maintenance", root=root) for q in QUERIES[:3]]
         imports_total, imports_ours = sorted(imports)[1]
         peak = float(subprocess.run([sys.executable, "-c", PROBE_PROCESS, str(_bench.SCRIPTS), root, *QUERIES],
-                                    capture_output=True, check=True).stdout)
+                                    capture_output=True, check=True, env=_bench.CLI_ENV).stdout)
         text = "新来的同事小周居然也喜欢打羽毛球"
         receipts.preflight(root, text, turn_id="bench-new", tier="full")
         cid = capture.capture_text(root, text, "bench-new")["capture_id"]
