@@ -47,15 +47,18 @@ def check_read_problems(snap):
     return snap.state.stored("read") + snap.state.fresh_problems + snap.state.stored("ledger")
 
 
-def check_capture(root, cid, line, relpath, expected):
-    """(problem or None, attachment blob path or None) for one registered capture's file."""
+def check_capture(root, cid, line, relpath, expected, walked=False):
+    """(problem or None, attachment blob path or None) for one registered capture's file.
+
+    walked: the walk found it a regular file below real folders, so it is inside the archive as named.
+    """
     relpath = relpath or ""
     where = relpath or "memory/v2/ledger.jsonl"
     try:
-        target = paths.inside_root(root, relpath)
+        target = os.path.join(root, relpath) if walked else paths.inside_root(root, relpath)
     except Exception:
         return Problem("error", "CAPTURE_PATH_INVALID", "memory/v2/ledger.jsonl", line, f"capture {cid} has path {relpath!r}"), None
-    if not target.is_file():
+    if not walked and not target.is_file():
         return Problem("error", "LEDGER_CAPTURE_MISSING", "memory/v2/ledger.jsonl", line,
                        f"capture {cid} is in the ledger but its file {relpath} is missing"), None
     try:

@@ -111,7 +111,9 @@ def _text(value):
 
 def folder_of(rel):
     """The walked folder ("sources/conversation/2026/01/") a stored path names, or None when it is not plain."""
-    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or posixpath.normpath(rel) != rel:
+    if not isinstance(rel, str) or not rel or rel[0] in "/." or "\\" in rel:
+        return None
+    if ("//" in rel or "/." in rel or rel.endswith("/")) and posixpath.normpath(rel) != rel:
         return None
     cut = rel.rfind("/")
     return rel[:cut + 1] if cut > 0 else None
@@ -327,7 +329,8 @@ class State:
             now, _settled = self._signature(path, blob)
             if sig is not None and now == sig and not self.from_scratch:
                 continue
-            found, blob = check_capture(self.root, label(cid), line, path, sha)
+            st = self.entry(path)
+            found, blob = check_capture(self.root, label(cid), line, path, sha, walked=st is not None and stat.S_ISREG(st.st_mode))
             self.rehashed += 1
             now, settled = self._signature(path, blob)
             updates.append((now if settled else None, json.dumps(_problem_row(found)) if found else None,
