@@ -530,7 +530,7 @@ class RebuildTest(Base):
         db = open_index(self.root).db
         probe(self.root, "火锅", maintenance=True)  # brings the recall index up to date
         out = {}
-        for table, cols in (("receipts", "turn_id, data"), ("captures", "capture_id, status, reason, data"),
+        for table, cols in (("receipts", "turn_id, data"), ("captures", "capture_id, status, reason, path, sha256, turn_id, extra"),
                             ("records", "id, version, status, data"), ("record_refs", "record_id, rel, target"),
                             ("followups", "id, version, data"), ("tombstones", "id, data"),
                             ("rwords", "word"), ("raliases", "alias, entity"), ("rngrams", "ngram, df"),

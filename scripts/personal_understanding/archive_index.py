@@ -17,13 +17,15 @@ import json
 import os
 import sqlite3
 import threading
+import zlib
 from pathlib import Path
 
 from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
+WAL_LIMIT = 16 << 20
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -33,14 +35,14 @@ CREATE TABLE IF NOT EXISTS logs (
 CREATE TABLE IF NOT EXISTS problems (
     log TEXT, line INTEGER, severity TEXT, code TEXT, message TEXT);
 CREATE TABLE IF NOT EXISTS receipts (
-    turn_id TEXT PRIMARY KEY, line INTEGER, data TEXT);
+    turn_id TEXT PRIMARY KEY, line INTEGER, data BLOB);
 CREATE TABLE IF NOT EXISTS turn_captures (
     turn_id TEXT, capture_id TEXT, line INTEGER, PRIMARY KEY (turn_id, capture_id));
 CREATE TABLE IF NOT EXISTS captures (
     capture_id TEXT PRIMARY KEY, path TEXT, sha256 TEXT, turn_id TEXT, session_id TEXT,
     captured_at TEXT, occurred_at TEXT, chars INTEGER, kind TEXT, speaker TEXT,
     source TEXT, source_ref TEXT, status TEXT, reason TEXT, finalized_at TEXT,
-    line INTEGER, data TEXT);
+    line INTEGER, extra TEXT);
 CREATE INDEX IF NOT EXISTS captures_status ON captures(status);
 CREATE INDEX IF NOT EXISTS captures_turn ON captures(turn_id);
 CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
@@ -224,15 +226,14 @@ class ArchiveIndex:
     # --- queries -----------------------------------------------------------
     def receipt(self, turn_id):
         row = self.db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return unpack_receipt(row[0]) if row else None
 
     def capture(self, capture_id):
-        row = self.db.execute("SELECT data, status, reason, finalized_at FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
+        row = self.db.execute(f"SELECT {_CAPTURE_COLUMNS}, extra, status, reason, finalized_at FROM captures "
+                              "WHERE capture_id=?", (capture_id,)).fetchone()
         if not row:
             return None
-        data = json.loads(row[0])
-        data.update(status=row[1], reason=row[2], finalized_at=row[3])
-        return data
+        return captured_row(row)
 
     def turn_capture_ids(self, turn_id):
         return [r[0] for r in self.db.execute(
@@ -333,8 +334,49 @@ def connect(root, path):
             raise storage.io_error(exc, path, "opening the index") from None
         db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a big catch-up leaves no big write-ahead log behind
     db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
     return db
+
+
+# A capture's ledger line is kept as columns (the line's other keys, if any, in `extra`).
+_CAPTURE_FIELDS = (("capture_id", "capture_id"), ("path", "path"), ("kind", "kind"), ("utf8_sha256", "sha256"),
+                   ("turn_id", "turn_id"), ("session_id", "session_id"), ("captured_at", "captured_at"),
+                   ("occurred_at", "occurred_at"), ("chars", "chars"), ("speaker", "speaker"), ("source", "source"),
+                   ("source_ref", "source_ref"))
+_CAPTURE_COLUMNS = ", ".join(column for _key, column in _CAPTURE_FIELDS)
+_CAPTURE_KEYS = frozenset(key for key, _column in _CAPTURE_FIELDS) | {"event", "at"}
+
+
+def captured_row(row):
+    """The ledger line that registered a capture, with its status, from a row of captures."""
+    n = len(_CAPTURE_FIELDS)
+    data = {"event": "captured"}
+    data.update((key, value) for (key, _column), value in zip(_CAPTURE_FIELDS, row))
+    data["at"] = data["captured_at"]
+    if row[n]:
+        data.update(json.loads(row[n]))
+    data.update(status=row[n + 1], reason=row[n + 2], finalized_at=row[n + 3])
+    return data
+
+
+# Receipts are kept compressed against the words every receipt repeats (its keys and usual values).
+_RECEIPT_WORDS = (b'{"type": "receipt", "turn_id": "turn-", "version": 1, "session_id": null, "created_at": "20'
+                  b'", "message_sha256": "", "message_chars": , "requires_personal_understanding": false, "signal": "'
+                  b'", "tier": "skip", "tier_requested": "auto", "low_information": false, "read_turn": false, '
+                  b'"reasons": [{"code": "", "evidence": ""}], "reasons_suppressed": [], "vetoed": [], '
+                  b'"required_actions": ["capture", "read", "derive_or_close", "session_check"], "language": "zh", '
+                  b'"classifier_version": ')
+
+
+def pack_receipt(obj):
+    packer = zlib.compressobj(6, zdict=_RECEIPT_WORDS)
+    return packer.compress(json.dumps(obj, ensure_ascii=False).encode("utf-8")) + packer.flush()
+
+
+def unpack_receipt(data):
+    unpacker = zlib.decompressobj(zdict=_RECEIPT_WORDS)
+    return json.loads((unpacker.decompress(data) + unpacker.flush()).decode("utf-8"))
 
 
 def disk_refusal(exc, path):
@@ -420,7 +462,7 @@ def _receipts_handler(db, name, line, obj):
             from . import redact
 
             obj = redact.receipt(obj)
-        db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, json.dumps(obj, ensure_ascii=False)))
+        db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, pack_receipt(obj)))
     elif kind == "capture":
         db.execute("INSERT OR REPLACE INTO turn_captures VALUES (?,?,?)", (turn_id, obj.get("capture_id"), line))
     else:
@@ -437,11 +479,15 @@ def _ledger_handler(db, name, line, obj):
         if exists:
             return [Problem("error", "DUPLICATE_ID", display, line, f"capture {cid} is registered twice (first at line {exists[0]})")]
         status = "forgotten" if _tombstoned(db, cid) else "pending"
+        extra = {k: v for k, v in obj.items() if k not in _CAPTURE_KEYS}
+        if obj.get("at") != obj.get("captured_at"):
+            extra["at"] = obj.get("at")
         db.execute(
             "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
              obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
-             obj.get("source"), obj.get("source_ref"), status, None, None, line, json.dumps(obj, ensure_ascii=False)),
+             obj.get("source"), obj.get("source_ref"), status, None, None, line,
+             json.dumps(extra, ensure_ascii=False) if extra else None),
         )
         db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + cid,))
         return ()
@@ -579,8 +625,7 @@ def _withhold(db, sid, stone):
 
         receipt = db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn,)).fetchone()
         if receipt:
-            db.execute("UPDATE receipts SET data=? WHERE turn_id=?",
-                       (json.dumps(redact.receipt(json.loads(receipt[0])), ensure_ascii=False), turn))
+            db.execute("UPDATE receipts SET data=? WHERE turn_id=?", (pack_receipt(redact.receipt(unpack_receipt(receipt[0]))), turn))
 
 
 def _withhold_record(db, rid):

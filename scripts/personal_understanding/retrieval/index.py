@@ -1,10 +1,11 @@
 """The recall index: postings over records and captures, kept in the derived SQLite file.
 
 It follows the archive index's change log (records, captures and tombstones
-changed since the last sequence number it saw), so a new capture or record is
-searchable after an incremental update of its own document, never a rebuild.
-When the archive index is rebuilt (its generation changes) or the tokenizer
-changes (RECALL_VERSION), the recall tables are rebuilt from scratch.
+changed since the last sequence number it saw, which it then drops), so a new
+capture or record is searchable after an incremental update of its own document,
+never a rebuild. When the archive index is rebuilt (its generation changes) or
+the tokenizer changes (RECALL_VERSION), the recall tables are rebuilt from the
+captures and records the archive index holds.
 
 It also learns the archive lexicon: any 2-4 character CJK string that the
 dictionary cannot segment (a nickname, a pet, a game boss) and that occurs in at
@@ -199,23 +200,25 @@ class RecallIndex:
             return 0
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if not self._current():
+            if not self._current():  # from nothing: every capture and record as the archive index holds them now
                 for table in _TABLES:
                     self.db.execute(f"DELETE FROM {table}")
                 self._lexicon = None
-                seq = 0
+                keys = [f"c:{c}" for (c,) in self.db.execute("SELECT capture_id FROM captures ORDER BY line")]
+                keys += [f"r:{r}" for (r,) in self.db.execute("SELECT id FROM records ORDER BY log, line")]
+                seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
             else:
                 seq = int(self._meta("recall_seq", "0"))
-            changes = self.ai.changes_since(seq)
-            keys = list(dict.fromkeys(key for _seq, key in changes))
+                changes = self.ai.changes_since(seq)  # (another process may have caught up meanwhile: then none)
+                keys = list(dict.fromkeys(key for _seq, key in changes))
+                seq = changes[-1][0] if changes else seq
             touched = 0
             for key in keys:
                 touched += self._reindex(key)
-            if changes:
-                seq = changes[-1][0]
             self._set_meta("recall_seq", seq)
             self._set_meta("recall_version", RECALL_VERSION)
             self._set_meta("recall_generation", self.ai.generation())
+            self.db.execute("DELETE FROM changes WHERE seq < ?", (seq,))  # consumed (the last one keeps the count)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
