@@ -26,6 +26,7 @@ from .schema import cited_captures, normalized
 
 SCHEMA_VERSION = 10
 WAL_LIMIT = 16 << 20
+CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -336,6 +337,7 @@ def connect(root, path):
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a big catch-up leaves no big write-ahead log behind
     db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
+    db.execute(f"PRAGMA cache_size=-{CACHE_KB}")  # a read touches pages all over the file: keep the hot ones
     return db
 
 

@@ -30,6 +30,7 @@ TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
+ROW_CACHE = 40000  # document rows a reading process keeps (about 20 MB)
 
 # Words that put a turn at a time (a cheap test; the query side resolves real expressions).
 TIME_WORDS = re.compile(
@@ -169,6 +170,8 @@ class RecallIndex:
         self._lexicon = None
         self._lexicon_words = -1
         self.known_docs = {}
+        self._rows = {}  # doc -> row, for documents read before (a warm process reads the same ones again)
+        self._epoch = None
 
     # --- lexicon ------------------------------------------------------------
     def lexicon(self):
@@ -193,8 +196,17 @@ class RecallIndex:
         return (self._meta("recall_version") == RECALL_VERSION
                 and self._meta("recall_generation") == str(self.ai.generation()))
 
+    def _check_rows(self):
+        """Drop the cached rows when another connection changed documents since this one last looked."""
+        epoch = self._meta("recall_epoch", "0")
+        if epoch != self._epoch:
+            self._rows.clear()
+            self._epoch = epoch
+        return epoch
+
     def refresh(self):
         """Index what changed since the last refresh. Returns the number of documents touched."""
+        self._check_rows()
         seq = int(self._meta("recall_seq", "0")) if self._current() else -1
         if seq >= 0 and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
             return 0
@@ -213,8 +225,12 @@ class RecallIndex:
                 keys = list(dict.fromkeys(key for _seq, key in changes))
                 seq = changes[-1][0] if changes else seq
             touched = 0
+            epoch = self._check_rows()
             for key in keys:
                 touched += self._reindex(key)
+            if touched:
+                self._epoch = str(int(epoch) + 1)  # this connection's rows were dropped document by document
+                self._set_meta("recall_epoch", self._epoch)
             self._set_meta("recall_seq", seq)
             self._set_meta("recall_version", RECALL_VERSION)
             self._set_meta("recall_generation", self.ai.generation())
@@ -223,6 +239,8 @@ class RecallIndex:
         except BaseException:
             self.db.execute("ROLLBACK")
             self._lexicon = None
+            self._rows.clear()
+            self._epoch = None
             raise
         return touched
 
@@ -347,6 +365,7 @@ class RecallIndex:
                 self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
             return 0
         doc, channel, length, grams, speaker = row
+        self._rows.pop(doc, None)
         if speaker:
             self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
             self.db.execute("DELETE FROM rspeakers WHERE n <= 0")
@@ -424,7 +443,20 @@ class RecallIndex:
                 yield dict(zip(DOC_FIELDS, row))
 
     def docs(self, doc_ids):
-        return {row["doc"]: row for row in self._rows_in("doc", doc_ids)}
+        """{doc: row} (rows are shared with later calls: read them, never change them)."""
+        cache, out, missing = self._rows, {}, []
+        for doc in doc_ids:
+            row = cache.get(doc)
+            if row is None:
+                missing.append(doc)
+            else:
+                out[doc] = row
+        for row in self._rows_in("doc", sorted(missing)):  # in doc order: the pages come in order too
+            out[row["doc"]] = cache[row["doc"]] = row
+        if len(cache) > ROW_CACHE:  # keep the most recently fetched
+            for doc in list(cache)[:len(cache) - ROW_CACHE // 2]:
+                del cache[doc]
+        return out
 
     def doc_for_key(self, key):
         row = self.db.execute(
