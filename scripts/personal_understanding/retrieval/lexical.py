@@ -178,9 +178,11 @@ def _postings(recall, strength, dfs, total, score_only=()):
     """Postings of the query's terms, with the candidate set bounded whatever the archive size.
 
     Terms are taken rarest first; once CANDIDATES documents are found, the
-    remaining (more common) terms only score those documents. In a large archive
-    a word found in a tenth of it never finds on its own; a query of only such
-    words starts from the densest documents of the rarest one.
+    remaining (more common) terms only score those documents. A term found in
+    more documents than there is room left finds its densest ones up to the room
+    (and then scores every document found). In a large archive a word found in a
+    tenth of it never finds on its own; a query of only such words starts from
+    the densest documents of the rarest one.
     """
     common = {t for t in strength if total >= COMMON_MIN_DOCS and dfs[t] > COMMON_SHARE * total}
     postings, found, deferred = {}, set(), []
@@ -191,6 +193,10 @@ def _postings(recall, strength, dfs, total, score_only=()):
         common.discard(rarest)
     for term in sorted(set(strength) - set(postings), key=lambda t: (dfs[t], t)):
         if term in common or term in score_only or len(found) >= CANDIDATES:
+            deferred.append(term)
+            continue
+        if dfs[term] > CANDIDATES - len(found):
+            found.update(doc for doc, _tf in recall.densest(term, CANDIDATES - len(found)))
             deferred.append(term)
             continue
         postings[term] = recall.postings([term])[term]
