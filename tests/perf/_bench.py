@@ -4,7 +4,6 @@ import datetime as dt
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -170,12 +169,6 @@ def interpreter_start(runs=7):
 
 def size_line(root):
     return f"{archive_bytes(root) / 1e6:.1f} MB on disk"
-
-
-def child_peak_mb():
-    """Peak resident memory of the largest child process that has ended (MB)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return usage / 1024 if sys.platform != "darwin" else usage / 1e6
 
 
 def import_ms(script, *args, root):
