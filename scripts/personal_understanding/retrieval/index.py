@@ -131,7 +131,7 @@ def _run_ngrams(run, out):
             out.add(chars[i:i + n])
 
 
-def weighted_terms(text, lexicon, weight=1.0, collapse=False):
+def weighted_terms(text, lexicon, weight=1.0, collapse=False, tokens=None):
     """{term: weight summed over occurrences}.
 
     A long Chinese word also yields the dictionary words inside it (游泳馆 ->
@@ -143,7 +143,7 @@ def weighted_terms(text, lexicon, weight=1.0, collapse=False):
     zh_stop = stopwords("zh")
     add = (lambda t, w: terms.__setitem__(t, max(terms.get(t, 0.0), w))) if collapse else \
         (lambda t, w: terms.__setitem__(t, terms.get(t, 0.0) + w))
-    for tok, term, w in content_tokens(text, lexicon):
+    for tok, term, w in content_tokens(text, lexicon, tokens):
         add(term, w * weight)
         if tok.kind == "mixed":
             cjk = "".join(ch for ch in tok.text if ord(ch) > 0x2e7f)
@@ -308,20 +308,22 @@ class RecallIndex:
     def _add(self, key, parts, meta, learn):
         """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words."""
         lex = self.lexicon()
-        grams = set()
-        for text, weight in parts:
+        grams, tokens = set(), {}
+        for n, (text, weight) in enumerate(parts):
             if text and weight >= 1.0:
-                grams |= candidate_words(text, tokenize(text, lex))
+                tokens[n] = tokenize(text, lex)
+                grams |= candidate_words(text, tokens[n])
         if learn and self._count_grams(key, grams):
             lex = self.lexicon()  # new archive words: tokenize with them
             promoted = self._promoted
+            tokens = {}
         else:
             promoted = []
         terms, length = {}, 0.0
-        for text, weight in parts:
+        for n, (text, weight) in enumerate(parts):
             if not text:
                 continue
-            part = weighted_terms(text, lex, weight)
+            part = weighted_terms(text, lex, weight, tokens=tokens.get(n))
             for term, w in part.items():
                 terms[term] = terms.get(term, 0.0) + w
             if weight >= 1.0:

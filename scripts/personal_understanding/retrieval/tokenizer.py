@@ -107,17 +107,18 @@ def _pieces(norm, start, end):
     return pieces
 
 
-def content_tokens(text, lexicon=None):
+def content_tokens(text, lexicon=None, tokens=None):
     """[(token, term, weight)] for tokens worth matching, in text order.
 
     Dropped: stopwords, lone Latin letters and digits. `term` is what an index
     should store (English stemmed). Weight is WORD_WEIGHT, or OOV_WEIGHT for
-    slices the lexicon does not know.
+    slices the lexicon does not know. `tokens`: tokenize(text, lexicon) when
+    the caller has it already.
     """
     zh = stopwords("zh")
     en = stopwords("en")
     out = []
-    for tok in tokenize(text, lexicon):
+    for tok in (tokenize(text, lexicon) if tokens is None else tokens):
         term = tok.text
         kind = tok.kind
         if kind == "cjk":
