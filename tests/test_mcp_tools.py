@@ -80,6 +80,9 @@ class DefaultProfileTest(ArchiveTest):
             {"kind": "state", "id": "state-leave", "title": "还没决定请不请假", "subject_key": "wedding-leave"}],
             "followups": [{"question": "婚礼准备得怎么样了？", "due_rule": "+3d"}]}, "batch")
         self.assertTrue(saved["may_claim_saved"], saved)
+        # Never backed up: the turn says so once; its remember does not repeat it.
+        self.assertEqual(t1["backup_reminder"]["code"], "BACKUP_MISSING")
+        self.assertNotIn("backup_reminder", saved)
         call("personal_turn", {"text": "how do I reverse a list in python", "turn_id": "t2"}, "skip")
         call("personal_remember", {"turn_id": "t2"}, "skip turn: gate only")
         call("personal_remember", {"turn_id": "t2", "records": [{"kind": "fact", "title": "x"}]}, "skip turn, items",

@@ -122,7 +122,7 @@ TURN_COMMANDS = [
                    may_claim_saved=B, gate=_items(("obligations_met",), obligations_met=B, gates=O,
                                                   pending_capture_ids=array_of(S)),
                    next=array_of(S)),
-        optional=obj(backup_reminder=O, warnings=_WARNINGS),
+        optional=obj(warnings=_WARNINGS),  # a backup reminder came with this turn's personal_turn already
         ok=lambda r: r["may_claim_saved"] or r["gate"]["obligations_met"],
     ),
     Command(

@@ -261,8 +261,6 @@ def remember(root, turn_id, records=None, updates=None, hypotheses=None, followu
            "gate": {"obligations_met": gate["obligations_met"], "gates": {k: v["ok"] for k, v in gate["gates"].items()},
                     "pending_capture_ids": gate["pending_capture_ids"]},
            "next": gate["next"]}
-    if gate.get("backup_reminder"):
-        out["backup_reminder"] = gate["backup_reminder"]
     if notice:
         out["warnings"] = [notice]
     return out
