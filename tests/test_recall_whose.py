@@ -35,6 +35,13 @@ class WhoseWordsTest(RecallTest):
         self.assertEqual(self.top_ids(out)[0], advice)
         self.assertEqual(out["top"][0]["why"]["whose"], {"side": "other"})
 
+    def test_an_archive_of_only_the_owners_words_says_nothing_about_whose(self):
+        said = self.chat("s1", ("user", "user", "I adopted my cat Luna last spring."),
+                         ("user", "user", "My cat Luna hates the vacuum cleaner."))
+        out = self.probe("How long have I had my cat Luna?")
+        self.assertEqual(set(self.top_ids(out)[:2]), set(said))
+        self.assertFalse([row["id"] for row in out["top"] if "whose" in row["why"]])
+
     def test_a_named_speaker_is_preferred_but_never_buries_a_clearly_better_match(self):
         hers, his, _ = self.chat(
             "s1",

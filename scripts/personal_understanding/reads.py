@@ -35,7 +35,7 @@ def compact_row(row):
 
 
 _HOW_FOUND = ("expand", "stands_for", "context", "verbatim_phrase", "expression", "from", "to",
-              "supports_reached", "contradicts_reached", "in_range")
+              "supports_reached", "contradicts_reached", "in_range", "whose")
 
 
 def probe_view(result):

@@ -89,7 +89,7 @@ def prefer(q, ranked, in_channel, strength):
     if not ranked or not (q.named or q.side is not None):
         return ranked
     theirs = {doc for doc, _s, _d in ranked if _is_theirs(q, in_channel[doc])}
-    if not theirs:
+    if not theirs or len(theirs) == len(ranked):  # all or none: a preference would tell nothing apart
         return ranked
     if q.named:
         names = {part for name in q.named for part in name.split()} | set(q.named)
