@@ -21,7 +21,15 @@
     for (var i = 0; i < text.length; i++) { var c = text[i], l = c.toLowerCase(); out.push(l.length === 1 ? l : c); }
     return out.join("");
   }
-  function fold(text) { var l = text.toLowerCase(); return l.length === text.length ? l : foldSameLength(text); }
+  // Full-width Latin letters, digits and signs (Ｆｅｎｇ, ２０２６) and the ideographic space match their
+  // ASCII forms; one character for one, so offsets into the original stay valid.
+  var WIDE = /[\uff01-\uff5e\u3000]/g;
+  function narrow(c) { return c === "\u3000" ? " " : String.fromCharCode(c.charCodeAt(0) - 0xfee0); }
+  function fold(text) {
+    var l = text.toLowerCase();
+    l = l.length === text.length ? l : foldSameLength(text);
+    return l.replace(WIDE, narrow);
+  }
   function prepare(part) {
     var starts = [0], at = part.text.indexOf(DOC);
     while (at >= 0) { starts.push(at + 1); at = part.text.indexOf(DOC, at + 1); }
@@ -157,7 +165,7 @@
   }
   function searchPage(_arg, params) {
     var q = (params.q || "").trim();
-    PU.heading("Search", "Your words, the other speakers' words and everything derived from them. Matching ignores case; " +
+    PU.heading("Search", "Your words, the other speakers' words and everything derived from them. Matching ignores case and full-width forms (Ａ is A); " +
       "Chinese, Japanese and other text without spaces is matched as written. Separate words with spaces to require all of them.");
     var box = h("div", {id: "search-results"});
     PU.app.appendChild(box);
@@ -178,7 +186,7 @@
     } else {
       box.appendChild(h("p", {id: "search-count", cls: "count"}, h("b", {text: fmt(total) + (total === 1 ? " result" : " results")}), " for “" + q + "”: ",
         GROUPS.filter(function (g) { return groups[g[0]].length; }).map(function (g, i) {
-          var label = fmt(groups[g[0]].length) + " " + g[1].toLowerCase();
+          var label = g[1].toLowerCase() + ": " + fmt(groups[g[0]].length);
           return [i ? " · " : "", only === g[0] ? h("b", {text: label}) : h("a", {href: "#" + PU.hashOf("search", "", {q: q, "in": g[0]}), text: label})];
         }), only ? [" · ", h("a", {href: "#" + PU.hashOf("search", "", {q: q}), text: "all"})] : null));
     }

@@ -245,8 +245,12 @@ class DashboardBrowserTest(unittest.TestCase):
         self.assertIn(HOME2.replace("爸妈", "爸妈"), self.texts("[data-group=mine] blockquote")[0])
         self.assertEqual(self.attrs("[data-group=records] li", "data-id"), [self.ids["home"][1]], "the record whose words say it")
         self.assertIn("in its words", self.text("[data-group=records]"))
+        self.assertIn("your words: 1", self.text("#search-count"))
         self.go("search?q=Feng")
         self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
+        self.go("search?q=ＦＥＮＧ")  # typed with a full-width input method
+        self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
+        self.assertEqual(self.texts("[data-group=entities] mark"), ["Feng"])
         self.assertIn("aliases", self.text("[data-group=entities]"))
         self.assertEqual(self.texts("[data-group=entities] mark"), ["Feng"])
         self.go("search?q=没有这个词")
