@@ -235,6 +235,28 @@ class SafetyTest(InstallTest):
         code, report = self.install("--client", "cursor")
         self.assertEqual(report["clients"][0]["status"], "unchanged")
 
+    def test_folders_the_server_may_read_are_part_of_the_registration(self):
+        config = self.path("cursor")
+        exports, photos = Path(self.tmp, "exports"), Path(self.tmp, "photos")
+        exports.mkdir()
+        photos.mkdir()
+        entry = lambda: json.loads(config.read_text())["mcpServers"]["personal-understanding"]
+        code, report = self.install("--client", "cursor", "--allow-dir", str(exports))
+        self.assertEqual(code, 0, report)
+        self.assertEqual(entry()["args"], [SERVER, "--allow-dir", os.path.realpath(exports)])
+        code, report = self.install("--client", "cursor", "--tools", "all")  # named no folder: the allowed one stays
+        self.assertEqual(entry()["args"], [SERVER, "--tools", "all", "--allow-dir", os.path.realpath(exports)])
+        code, report = self.install("--client", "cursor", "--tools", "all")
+        self.assertEqual(report["clients"][0]["status"], "unchanged")
+        code, report = self.install("--client", "cursor", "--tools", "all", "--allow-dir", str(photos))
+        self.assertEqual(report["clients"][0]["status"], "updated")
+        self.assertEqual(entry()["args"], [SERVER, "--tools", "all", "--allow-dir", os.path.realpath(photos)])
+        before = self.files()
+        code, report = self.install("--client", "cursor", "--allow-dir", str(Path(self.tmp, "nowhere")))
+        self.assertEqual((code, report["error"]["code"]), (2, "USAGE"))
+        self.assertIn("no such folder", report["error"]["message"])
+        self.assertEqual(self.files(), before)
+
     def test_a_null_servers_table_is_filled_in(self):
         config = self.path("windsurf")
         write(config, '{"mcpServers": null, "other": 1}')

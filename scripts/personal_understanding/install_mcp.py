@@ -90,7 +90,7 @@ def detected(client, path):
 
 # --- the entry ------------------------------------------------------------------
 
-def server_command(root=None, tools="default"):
+def server_command(root=None, tools="default", allow_dirs=()):
     """(command, args, env) that start this copy of the server."""
     script = paths.SKILL_DIR / "scripts" / "mcp_server.py"
     if paths.is_skill_folder(paths.SKILL_DIR) and script.is_file():
@@ -99,6 +99,8 @@ def server_command(root=None, tools="default"):
         args = ["-m", "personal_understanding.mcp_server"]
     if tools != "default":
         args += ["--tools", tools]
+    for folder in dict.fromkeys(allow_dirs):
+        args += ["--allow-dir", folder]
     env = {"PU_HOME": str(Path(root).expanduser().resolve())} if root else {}
     return sys.executable, args, env
 
@@ -145,27 +147,54 @@ def usable(command):
     return Path(command).is_file() if os.path.isabs(command) else shutil.which(command) is not None
 
 
+def _strings(args):
+    return [a for a in args or () if isinstance(a, str)] if isinstance(args, list) else []
+
+
 def _profile(args):
-    args = [a for a in args or () if isinstance(a, str)] if isinstance(args, list) else []
+    args = _strings(args)
     return args[args.index("--tools") + 1] if "--tools" in args[:-1] else "default"
+
+
+def _allowed(args):
+    """The folders an entry's --allow-dir options name, in order."""
+    args = _strings(args)
+    return [args[i + 1] for i in range(len(args) - 1) if args[i] == "--allow-dir"]
+
+
+def _with_allowed(args, folders):
+    args, out, i = list(args), [], 0
+    while i < len(args):
+        if args[i] == "--allow-dir" and i + 1 < len(args):
+            i += 2
+            continue
+        out.append(args[i])
+        i += 1
+    for folder in folders:
+        out += ["--allow-dir", folder]
+    return out
 
 
 def own_entry_update(entry, wanted, force=False):
     """What an entry that already runs this skill needs, or None when it is fine as it is.
 
     Only what is needed changes: a missing interpreter, a new --root, another
-    tool profile, a wrong type. A working entry is left alone even when it names another interpreter
-    or spells the script's path differently; --force rewrites it as this run
+    tool profile, other --allow-dir folders, a wrong type. A working entry is left alone even when it
+    names another interpreter or spells the script's path differently; --force rewrites it as this run
     would create it. The user's own keys (disabled, autoApprove, other env
-    variables, extra args) stay.
+    variables, extra args) stay, and so do the folders it allows when this run names none.
     """
+    asked = _allowed(wanted["args"])
+    allowed = asked or _allowed(entry.get("args"))
+    wanted = {**wanted, "args": _with_allowed(wanted["args"], allowed)}
     changes = {}
     if force and (entry.get("command") != wanted["command"] or entry.get("args") != wanted["args"]):
         changes.update(command=wanted["command"], args=wanted["args"])
     elif not usable(entry.get("command")):
         changes["command"] = wanted["command"]
-    if "args" not in changes and _profile(entry.get("args")) != _profile(wanted["args"]):
-        changes["args"] = wanted["args"]  # the tool profile asked for this time
+    if "args" not in changes and (_profile(entry.get("args")) != _profile(wanted["args"])
+                                  or _allowed(entry.get("args")) != allowed):
+        changes["args"] = wanted["args"]  # the tool profile and folders asked for this time
     if "type" in wanted and entry.get("type", "stdio") != "stdio":
         changes["type"] = "stdio"
     env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
@@ -402,6 +431,9 @@ def build_parser():
     parser.add_argument("--root", help="Archive root the server uses (recorded as PU_HOME in the entry).")
     parser.add_argument("--tools", choices=("default", "all"), default="default",
                         help="Tool profile the server offers: default (the turn tools, for chat) or all (every command).")
+    parser.add_argument("--allow-dir", action="append", default=[], metavar="DIR",
+                        help="A folder whose files the server's tools may read (imports, attachments, snapshots). "
+                             "Repeatable; replaces the folders an existing entry allows (without it they stay).")
     parser.add_argument("--force", action="store_true", help="Re-point an entry of the same name that runs something else.")
     parser.add_argument("--dry-run", action="store_true", help="Show the exact change (a unified diff) and write nothing.")
     return parser
@@ -415,7 +447,13 @@ def run(ns, environ=None, platform=None, moment=None):
         raise _UsageError("choose --auto, --client NAME or --export-dir DIR")
     if ns.auto and ns.export_dir:
         raise _UsageError("--auto edits configs and --export-dir writes snippets instead; choose one")
-    command, args, env = server_command(ns.root, getattr(ns, "tools", "default"))
+    allow_dirs = []
+    for folder in getattr(ns, "allow_dir", None) or ():
+        resolved = os.path.realpath(os.path.expanduser(folder))
+        if not os.path.isdir(resolved):
+            raise _UsageError(f"--allow-dir {folder}: no such folder")
+        allow_dirs.append(resolved)
+    command, args, env = server_command(ns.root, getattr(ns, "tools", "default"), allow_dirs)
     report = {"name": ns.name, "server": {"command": command, "args": args, "env": env},
               "skill_dir": str(paths.SKILL_DIR) if args[0] != "-m" else None, "dry_run": bool(ns.dry_run),
               "clients": [], "changed": [], "backups": [], "warnings": []}
