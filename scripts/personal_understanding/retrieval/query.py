@@ -88,7 +88,7 @@ class Query:
             f *= STATUS_FACTOR.get(row["status"], 1.0)
         if row["salience"] is not None:
             f *= 1.0 + 0.05 * row["salience"]
-        if any(overlaps(row, t["from"], t["to"]) for t in self.times):
+        if self.times and any(overlaps(row, t["from"], t["to"]) for t in self.times):
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
