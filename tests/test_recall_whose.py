@@ -35,6 +35,14 @@ class WhoseWordsTest(RecallTest):
         self.assertEqual(self.top_ids(out)[0], advice)
         self.assertEqual(out["top"][0]["why"]["whose"], {"side": "other"})
 
+    def test_an_owner_called_me_is_not_a_name_the_question_says(self):
+        mine, tip = self.chat(
+            "s1", ("me", "user", "I need a hostel in Lisbon for the conference, near the river if possible."),
+            ("Sam", "other", "In Lisbon try the hostel by the river in Alfama: I stayed there, cheap and quiet."))
+        out = self.probe("Which hostel in Lisbon did you recommend to me?")
+        self.assertEqual(self.top_ids(out)[0], tip)
+        self.assertEqual(out["top"][0]["why"]["whose"], {"side": "other"})
+
     def test_an_archive_of_only_the_owners_words_says_nothing_about_whose(self):
         said = self.chat("s1", ("user", "user", "I adopted my cat Luna last spring."),
                          ("user", "user", "My cat Luna hates the vacuum cleaner."))

@@ -62,10 +62,16 @@ def side_asked(text):
 
 
 def speakers_named(text, speakers):
-    """The speakers (normalised names, as the index keeps them) that the text names as whole words."""
+    """The speakers (normalised names, as the index keeps them) that the text names as whole words.
+
+    A speaker label that is a stopword (an export that calls its owner "me", 我) names no one:
+    "what did you tell me" asks about the other side.
+    """
     from .index import latin_boundary_ok
+    from .lexicon import stopwords
     norm = normalize_word(text or "")
-    return {s for s in speakers if s and s in norm and latin_boundary_ok(norm, s)}
+    common = stopwords("en") | stopwords("zh")
+    return {s for s in speakers if s and s not in common and s in norm and latin_boundary_ok(norm, s)}
 
 
 def resolve(q):
