@@ -3,10 +3,13 @@
 import datetime as dt
 import json
 import os
+import contextlib
 import random
 import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,7 +18,7 @@ SCRIPTS = REPO / "scripts"
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
-from personal_understanding import archive, capture, ledger, paths, receipts, records, storage, timeutil  # noqa: E402
+from personal_understanding import archive, archive_index, capture, ledger, paths, receipts, records, storage, timeutil  # noqa: E402
 from personal_understanding.classifier import classify  # noqa: E402
 from personal_understanding.textinput import sha256_hex  # noqa: E402
 from personal_understanding.tiers import archive_bytes  # noqa: E402
@@ -132,6 +135,20 @@ def build_bulk(root, count, with_records=True, seed=7, progress=True):
                 print(f"    wrote {i} turns ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
         flush()
     return ids
+
+
+@contextlib.contextmanager
+def scratch(prefix="pu-bench-"):
+    """A temporary folder for one archive size; afterwards it is removed and no process cache names it."""
+    from personal_understanding.retrieval import index as recall_index
+
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield tmp
+    finally:
+        archive_index.forget_cached()
+        recall_index.forget_cached()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def median_p95(samples):

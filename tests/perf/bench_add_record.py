@@ -7,13 +7,11 @@
 Each archive holds N closed turns and N records (see _bench.build_bulk) and 50 people.
 """
 
-import shutil
 import sys
-import tempfile
 import time
 
 import _bench
-from personal_understanding import archive_index, records
+from personal_understanding import records
 
 RUNS = 200
 PEOPLE = [f"person-p{i}" for i in range(50)]
@@ -32,8 +30,7 @@ def main():
     sizes = _bench.sizes_from_argv([1000, 10000])
     print(f"add_record benchmark ({_bench.disk_note()}); median of {RUNS} adds per size")
     for size in sizes:
-        tmp = tempfile.mkdtemp(prefix="pu-bench-")
-        try:
+        with _bench.scratch("pu-bench-") as tmp:
             root = f"{tmp}/a"
             started = time.perf_counter()
             cid = build(root, size)
@@ -49,9 +46,6 @@ def main():
             FIGURES.add("add_record p95", size, p95)
             print(f"  {size:>6} records  median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
                   f"(built in {built:.1f} s, {_bench.size_line(root)})")
-        finally:
-            archive_index.forget_cached()
-            shutil.rmtree(tmp, ignore_errors=True)
     FIGURES.print()
     return 0
 

@@ -8,9 +8,7 @@ Each archive holds N closed turns and N records (see _bench.build_bulk). Goal: i
 median <= 5 ms, flat with size (100 000 vs 1 000 within 1.5x). Figures are printed, not asserted.
 """
 
-import shutil
 import sys
-import tempfile
 import time
 
 import _bench
@@ -47,8 +45,7 @@ def main():
     print(f"capture benchmark ({_bench.disk_note()}); {IN_PROCESS_RUNS} in-process and {CLI_RUNS} CLI captures per size")
     print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
     for size in sizes:
-        tmp = tempfile.mkdtemp(prefix="pu-bench-")
-        try:
+        with _bench.scratch("pu-bench-") as tmp:
             root = f"{tmp}/a"
             _bench.build_bulk(root, size)
             archive_index.open_index(root)  # the index is built once, not inside the first capture
@@ -57,9 +54,6 @@ def main():
             FIGURES.add("capture CLI median", size, cmed)
             print(f"  {size:>6} turns  in-process median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
                   f"CLI median {_bench.ms(cmed)}  p95 {_bench.ms(cp95)}   ({_bench.size_line(root)})")
-        finally:
-            archive_index.forget_cached()
-            shutil.rmtree(tmp, ignore_errors=True)
     FIGURES.print()
     return 0
 

@@ -12,21 +12,19 @@ N/2 records) is written straight to disk. Printed, as the median of several runs
 """
 
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import tests  # noqa: E402,F401  (puts scripts/ on sys.path)
-from tests.perf._bench import disk_note, sizes_from_argv  # noqa: E402
+from tests.perf._bench import disk_note, scratch, sizes_from_argv  # noqa: E402
 from tests.test_dashboard import synthetic_archive  # noqa: E402
 from tests.test_dashboard_browser import CHROME, Chrome  # noqa: E402
 
 from personal_understanding import archive, dashboard  # noqa: E402
-from personal_understanding.archive_index import forget_cached, open_index  # noqa: E402
+from personal_understanding.archive_index import open_index  # noqa: E402
 
 QUERIES = ["外婆", "knee", "搬家 失眠", "第4322次", "plan 77", "不存在的词"]
 RUNS = 5
@@ -37,9 +35,8 @@ def med(values):
 
 
 def bench(count):
-    tmp = tempfile.mkdtemp(prefix="pu-bench-dash-")
-    root = os.path.join(tmp, "archive")
-    try:
+    with scratch("pu-bench-dash-") as tmp:
+        root = os.path.join(tmp, "archive")
         archive.init_archive(root)
         synthetic_archive(root, records=count // 2, captures=count, followups_count=100, sentences=5)
         open_index(root)
@@ -83,9 +80,6 @@ def bench(count):
             print(f"  #sources?q={QUERIES[1]}: {med(lists):.0f} ms from navigation to rendered (the page was open)")
         finally:
             chrome.close()
-    finally:
-        forget_cached()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():

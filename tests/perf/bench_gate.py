@@ -13,13 +13,11 @@ validate (in-process and over MCP) after one new turn since the last check (goal
 import inspect
 import io
 import json
-import shutil
 import sys
-import tempfile
 import time
 
 import _bench
-from personal_understanding import archive_index, capture, gate, ledger, mcp_server, receipts, validate
+from personal_understanding import capture, gate, ledger, mcp_server, receipts, validate
 
 RUNS = 15
 FIGURES = _bench.Figures()
@@ -113,14 +111,10 @@ def main():
     print(f"session_check / validate benchmark ({_bench.disk_note()}); median of {RUNS} runs (3 for whole-archive checks)")
     print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
     for size in sizes:
-        tmp = tempfile.mkdtemp(prefix="pu-bench-")
-        try:
+        with _bench.scratch("pu-bench-") as tmp:
             root = f"{tmp}/a"
             _bench.build_bulk(root, size)
             measure(root, size)
-        finally:
-            archive_index.forget_cached()
-            shutil.rmtree(tmp, ignore_errors=True)
     FIGURES.print()
     return 0
 

@@ -15,9 +15,7 @@ import datetime as dt
 import json
 import os
 import random
-import shutil
 import sys
-import tempfile
 import time
 
 import _bench
@@ -82,13 +80,8 @@ def main():
     print(f"import benchmark ({_bench.disk_note()})")
     print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
     for size in sizes:
-        tmp = tempfile.mkdtemp(prefix="pu-bench-import-")
-        try:
+        with _bench.scratch("pu-bench-import-") as tmp:
             measure(size, tmp)
-        finally:
-            archive_index.forget_cached()
-            recall_index.forget_cached()
-            shutil.rmtree(tmp, ignore_errors=True)
     FIGURES.print()
     return 0
 

@@ -14,14 +14,12 @@ current_state <= 10 ms at 100 000. A subprocess ping gives the stdio floor a cli
 
 import io
 import json
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import _bench
-from personal_understanding import archive_index, mcp_server
+from personal_understanding import mcp_server
 
 RUNS = 40
 FIGURES = _bench.Figures()
@@ -86,8 +84,7 @@ def main():
     sizes = _bench.sizes_from_argv([1000, 10000])
     print(f"MCP agent-path benchmark ({_bench.disk_note()}); median and p95 of {RUNS} calls, server time in-process")
     for size in sizes:
-        tmp = tempfile.mkdtemp(prefix="pu-bench-")
-        try:
+        with _bench.scratch("pu-bench-") as tmp:
             root = f"{tmp}/a"
             started = time.perf_counter()
             _bench.build_bulk(root, size)
@@ -120,9 +117,6 @@ def main():
             med = line("whole personal turn (2 calls)", whole, size)
             print(f"    goal <= 30 ms per personal turn: {'met' if med <= 0.030 else 'NOT met'} (median)")
             print(f"    stdio round trip floor (ping)  median {_bench.ms(stdio_floor(root))}")
-        finally:
-            archive_index.forget_cached()
-            shutil.rmtree(tmp, ignore_errors=True)
     FIGURES.print()
     return 0
 

@@ -15,10 +15,8 @@ per probe; CLI retrieve_v2 <= 60 ms at 10 000. Figures are printed, not asserted
 """
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import _bench
@@ -60,9 +58,8 @@ def index_bytes(root):
 
 
 def measure(size):
-    tmp = tempfile.mkdtemp(prefix="pu-bench-recall-")
-    root = os.path.join(tmp, "a")
-    try:
+    with _bench.scratch("pu-bench-recall-") as tmp:
+        root = os.path.join(tmp, "a")
         started = time.perf_counter()
         _bench.build_bulk(root, size)
         written = time.perf_counter() - started
@@ -120,10 +117,6 @@ def measure(size):
         FIGURES.add("index on disk", size, disk / 1e6, "MB")
         FIGURES.add("probe process peak memory", size, peak, "MB")
         FIGURES.add("trace per probe", size, per_trace / 1e3, "KB")
-    finally:
-        archive_index.forget_cached()
-        recall_index.forget_cached()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
