@@ -25,7 +25,8 @@ named. Records have no side and are never boosted.
 
 import re
 
-from .lexicon import normalize_word
+from .index import latin_boundary_ok
+from .lexicon import normalize_word, stopwords
 
 WHOSE_BOOST = 3.0  # chosen on the dev parts (1.3, 1.8, 2.2, 2.7, 3.5 and 4 tried)
 DOMINANCE = 1.1  # another speaker's best coverage this much more: the named speaker is not preferred
@@ -67,11 +68,9 @@ def speakers_named(text, speakers):
     A speaker label that is a stopword (an export that calls its owner "me", 我) names no one:
     "what did you tell me" asks about the other side.
     """
-    from .index import latin_boundary_ok
-    from .lexicon import stopwords
     norm = normalize_word(text or "")
-    common = stopwords("en") | stopwords("zh")
-    return {s for s in speakers if s and s not in common and s in norm and latin_boundary_ok(norm, s)}
+    return {s for s in speakers if s and s in norm and latin_boundary_ok(norm, s)
+            and s not in stopwords("en") and s not in stopwords("zh")}
 
 
 def resolve(q):
