@@ -53,6 +53,32 @@ class WriteOnceTest(ArchiveTest):
         self.assertEqual(sorted(p.name for p in target.parent.iterdir()), ["a.json"])
 
 
+    def test_a_run_of_files_through_folder_handles_keeps_the_same_rules(self):
+        folder = Path(self.root, "sources", "conversation", "2026", "12")
+        with storage.archive_lock(self.root), storage.Folders() as folders:
+            for n in range(3):
+                storage.write_once(self.root, folder / f"{n}.json", b"words %d" % n, sync=False, folders=folders)
+            with self.assertRaises(PuError) as ctx:
+                storage.write_once(self.root, folder / "1.json", b"other", sync=False, folders=folders)
+        self.assertEqual(ctx.exception.code, "ALREADY_EXISTS")
+        self.assertEqual(sorted(p.name for p in folder.iterdir()), ["0.json", "1.json", "2.json"])
+        self.assertEqual((folder / "1.json").read_bytes(), b"words 1")
+        if os.name != "nt":
+            self.assertEqual(os.stat(folder / "0.json").st_mode & 0o777, 0o600)
+
+    def test_folder_handles_refuse_a_folder_that_is_a_link(self):
+        outside = Path(self.tmp, "elsewhere")
+        outside.mkdir()
+        Path(self.root, "sources", "conversation").mkdir(parents=True, exist_ok=True)
+        os.symlink(outside, Path(self.root, "sources", "conversation", "2026"))
+        with storage.archive_lock(self.root), storage.Folders() as folders:
+            with self.assertRaises(PuError) as ctx:
+                storage.write_once(self.root, Path(self.root, "sources", "conversation", "2026", "a.json"), b"x",
+                                   sync=False, folders=folders)
+        self.assertEqual(ctx.exception.code, storage.symlink_refused("x").code)
+        self.assertEqual(list(outside.iterdir()), [])
+
+
 class JsonlTest(ArchiveTest):
     def path(self):
         return paths.v2_dir(self.root) / "feedback.jsonl"

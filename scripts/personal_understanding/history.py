@@ -152,10 +152,12 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             mapping[ref] = capture_id
             resumed += 1
         written, docs = [], {}
+        folders = storage.Folders()
         try:
             for ref, doc, relpath, payload in planned:
                 target = Path(root, relpath)  # a path this import built; write_once refuses any link on the way
-                storage.write_once(root, target, payload, sync=False)  # made durable below, before the ledger names it
+                storage.write_once(root, target, payload, sync=False, folders=folders)  # made durable below,
+                # before the ledger names it
                 written.append(target)
                 docs[doc["capture_id"]] = doc
                 events += [captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)]
@@ -165,6 +167,7 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
                     _register(root, written, events, docs)
                     written, events, docs = [], [], {}
         finally:
+            folders.close()
             # Register what was written even when a later write fails: no capture file is left unregistered.
             if events:
                 _register(root, written, events, docs)

@@ -387,12 +387,16 @@ def atomic_write_json(root, path, obj):
     atomic_write(root, path, (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def write_once(root, path, data, sync=True):
+def write_once(root, path, data, sync=True, folders=None):
     """Create `path` with `data`; refuse if it exists. Complete or absent, never partial.
 
     sync=False (many files in a row): call `flush(paths)` before anything refers to them.
+    folders (a `Folders()`, with sync=False): each folder is checked once and its files are
+    made through a handle on it, for a run of files in a few folders.
     """
     _require_lock(root)
+    if folders is not None and not sync and folders.usable:
+        return folders.write_once(root, Path(path), data)
 
     def link(tmp, target):
         try:
@@ -429,6 +433,74 @@ def flush(written):
             fsync_dir(folder)
     except OSError as exc:
         raise io_error(exc, written[0], "flushing") from None
+
+
+class Folders:
+    """Open handles on folders that write_once(..., folders=) writes into; close() (or `with`) releases them.
+
+    A folder is checked from the root down (no link on the way) when first used, then opened
+    without following a link; its files are created and linked relative to that handle, so
+    nothing swapped in on the path afterwards can redirect them.
+    """
+
+    usable = os.open in os.supports_dir_fd and os.link in os.supports_dir_fd and os.unlink in os.supports_dir_fd
+
+    def __init__(self):
+        self._fds = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    def _folder(self, root, folder):
+        fd = self._fds.get(folder)
+        if fd is None:
+            checked_path(root, folder, leaf_dir=True)
+            fd = self._fds[folder] = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+        return fd
+
+    def write_once(self, root, path, data):
+        tmp = dfd = None
+        try:
+            dfd = self._folder(root, str(path.parent))
+            for _ in range(100):
+                name = f".{path.name}.{os.urandom(6).hex()}.tmp"
+                try:
+                    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd=dfd)
+                    break
+                except FileExistsError:
+                    continue
+            else:
+                raise OSError(errno.EEXIST, "no free temporary name", str(path))
+            tmp = name
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)  # exclusive, as in write_once
+            except FileExistsError:
+                raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once",
+                              "Use a new id; stored captures are never replaced.") from None
+            except (NotImplementedError, PermissionError):  # no hard links here: the plain way
+                os.unlink(tmp, dir_fd=dfd)
+                tmp = None
+                return write_once(root, path, data, sync=False)
+        except OSError as exc:
+            raise io_error(exc, path, "creating") from None
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp, dir_fd=dfd)
+                except OSError:
+                    pass
 
 
 def _exclusive_create(path, data):
