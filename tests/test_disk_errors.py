@@ -108,10 +108,16 @@ def failing_disk(root, number, spare_lock=False):
     real = {name: getattr(os, name) for name in ("open", "mkdir", "replace", "link", "unlink", "rename", "write", "ftruncate")}
     opened = set()
 
-    def inside(path):
+    def where(path, dir_fd=None):
+        path = os.fspath(path)
+        if dir_fd is not None:  # a name relative to an open folder
+            path = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+        return path
+
+    def inside(path, dir_fd=None):
         try:
-            full = os.path.realpath(os.fspath(path))
-        except TypeError:
+            full = os.path.realpath(where(path, dir_fd))
+        except (TypeError, OSError):
             return False
         return full == base or full.startswith(base + os.sep)
 
@@ -119,8 +125,8 @@ def failing_disk(root, number, spare_lock=False):
         raise OSError(number, os.strerror(number), path)
 
     def fake_open(path, flags, mode=0o777, *, dir_fd=None):
-        if flags & _WRITE_FLAGS and inside(path) and not (spare_lock and os.path.realpath(path) == lock):
-            if number != errno.ENOSPC or not os.path.exists(path):
+        if flags & _WRITE_FLAGS and inside(path, dir_fd) and not (spare_lock and os.path.realpath(path) == lock):
+            if number != errno.ENOSPC or not os.path.exists(where(path, dir_fd)):
                 fail(path)
             fd = real["open"](path, flags, mode, dir_fd=dir_fd)
             opened.add(fd)
@@ -134,7 +140,8 @@ def failing_disk(root, number, spare_lock=False):
 
     def path_call(name):
         def call(*args, **kwargs):
-            if any(inside(a) for a in args[:2] if isinstance(a, (str, bytes, os.PathLike))):
+            folders = [kwargs.get("src_dir_fd", kwargs.get("dir_fd")), kwargs.get("dst_dir_fd")]
+            if any(inside(a, fd) for a, fd in zip(args[:2], folders) if isinstance(a, (str, bytes, os.PathLike))):
                 fail(args[0])
             return real[name](*args, **kwargs)
         return call

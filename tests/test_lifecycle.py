@@ -530,14 +530,18 @@ class RebuildTest(Base):
         db = open_index(self.root).db
         probe(self.root, "火锅", maintenance=True)  # brings the recall index up to date
         out = {}
-        for table, cols in (("receipts", "turn_id, data"), ("captures", "capture_id, status, reason, path, sha256, turn_id, extra"),
-                            ("records", "id, version, status, data"), ("record_refs", "record_id, rel, target"),
+        for table, cols in (("receipts", "turn_id, at, size, redacted"),
+                            ("captures", "capture_id, status, reason, path, sha256, turn_id, extra"),
+                            ("records", "id, version, status, at, size, withheld, data"), ("record_refs", "record_id, rel, target"),
                             ("followups", "id, version, data"), ("tombstones", "id, data"),
                             ("rwords", "word"), ("raliases", "alias, entity"), ("rngrams", "ngram, df"),
                             ("rterms", "term, df"), ("rstats", "channel, n, round(total, 6)")):
             out[table] = sorted(db.execute(f"SELECT {cols} FROM {table}").fetchall())
         out["rdocs"] = sorted(db.execute("SELECT key, channel, kind, status, round(length, 6), date_from, title FROM rdocs").fetchall())
         out["rpost"] = sorted(db.execute("SELECT d.key, p.term, round(p.tf, 6) FROM rpost p JOIN rdocs d ON d.doc = p.doc").fetchall())
+        index = open_index(self.root)
+        out["read back"] = sorted(json.dumps(r, sort_keys=True) for r in index.records_where("1"))
+        out["read back"] += sorted(json.dumps(index.receipt(t), sort_keys=True) for (t,) in db.execute("SELECT turn_id FROM receipts"))
         return out
 
     def test_rebuild_equals_incremental(self):

@@ -210,3 +210,28 @@ class ValidationTest(RecordTest):
         with open(paths.followups_path(self.root), "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"id": "fu-a", "version": 1, "question": "q?", "status": "open"}) + "\n")
         self.assertEqual(self.codes(), ("warnings", ["FOLLOWUP_NO_DUE", "FOLLOWUP_NO_SOURCE", "HYPOTHESIS_WEAK_SUPPORT"]))
+
+
+class ReadBackTest(RecordTest):
+    """The index points at record lines in the logs; it holds no copy of their words."""
+
+    def test_the_index_keeps_the_place_not_the_words(self):
+        rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]
+        index = open_index(self.root)
+        self.assertEqual(index.record(rid)["summary"], "在西湖边的小教堂办婚礼")
+        rows = index.db.execute("SELECT * FROM records").fetchall() + index.db.execute("SELECT * FROM receipts").fetchall()
+        self.assertFalse([r for r in rows if "西湖边的小教堂" in json.dumps(r, ensure_ascii=False)])
+
+    def test_a_log_replaced_under_an_open_index_is_read_anew(self):
+        rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]
+        index = open_index(self.root)
+        self.assertEqual(index.record(rid)["version"], 1)  # the log is open now
+        log = paths.records_path(self.root, "event")
+        lines = log.read_text(encoding="utf-8").splitlines()
+        changed = [json.loads(x) for x in lines]
+        changed[-1]["summary"] = "改在湖对面的草坪上"
+        replacement = log.with_name("swap.tmp")
+        replacement.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in changed), encoding="utf-8")
+        os.replace(replacement, log)  # what a restore does: another file, other bytes at the same place
+        self.assertIs(open_index(self.root), index)  # the same connection, its descriptor on the old file dropped
+        self.assertEqual(index.record(rid)["summary"], "改在湖对面的草坪上")

@@ -10,6 +10,10 @@ was replaced (forget, restore) makes the whole index rebuild from scratch.
 Readers and writers both call `refresh()`; nothing else writes the index, so a
 crash between a log append and an index update only leaves work for the next
 refresh. Deleting the file loses nothing.
+
+Receipts and records are not copied in: a row holds where its line is in its
+log (byte offset and size) and the few fields that queries filter on; the line
+itself is read from the log when asked for, and checked to be the one indexed.
 """
 
 import errno
@@ -17,14 +21,13 @@ import json
 import os
 import sqlite3
 import threading
-import zlib
 from pathlib import Path
 
 from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 WAL_LIMIT = 16 << 20
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 
@@ -36,7 +39,7 @@ CREATE TABLE IF NOT EXISTS logs (
 CREATE TABLE IF NOT EXISTS problems (
     log TEXT, line INTEGER, severity TEXT, code TEXT, message TEXT);
 CREATE TABLE IF NOT EXISTS receipts (
-    turn_id TEXT PRIMARY KEY, line INTEGER, data BLOB);
+    turn_id TEXT PRIMARY KEY, line INTEGER, at INTEGER, size INTEGER, redacted INTEGER);
 CREATE TABLE IF NOT EXISTS turn_captures (
     turn_id TEXT, capture_id TEXT, line INTEGER, PRIMARY KEY (turn_id, capture_id));
 CREATE TABLE IF NOT EXISTS captures (
@@ -49,8 +52,8 @@ CREATE INDEX IF NOT EXISTS captures_turn ON captures(turn_id);
 CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
 CREATE INDEX IF NOT EXISTS captures_session ON captures(session_id, line);
 CREATE TABLE IF NOT EXISTS records (
-    id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER,
-    date_start TEXT, title_key TEXT, subject_key TEXT, updated_at TEXT, data TEXT);
+    id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER, at INTEGER, size INTEGER,
+    date_start TEXT, title_key TEXT, subject_key TEXT, updated_at TEXT, review_capture TEXT, withheld TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
 CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_key);
 CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
@@ -100,6 +103,7 @@ class ArchiveIndex:
         self.path = paths.index_db_path(root)
         self.in_memory = memory
         self.db = None
+        self._logs = {}  # log name -> (inode the index has read, open descriptor or None)
         self._connect()
 
     # --- connection --------------------------------------------------------
@@ -153,9 +157,69 @@ class ArchiveIndex:
                 pass
 
     def close(self):
+        self._drop_logs()
         if self.db is not None:
             self.db.close()
             self.db = None
+
+    # --- lines read back from the logs ----------------------------------------
+    def _drop_logs(self):
+        for _ino, fd in self._logs.values():
+            if fd is not None:
+                os.close(fd)
+        self._logs = {}
+
+    def _follow_logs(self, known):
+        """Keep descriptors only on the files the index has read (a log replaced since is opened anew)."""
+        for name, (ino, fd) in list(self._logs.items()):
+            row = known.get(name)
+            if row is None or row[1] != ino:
+                if fd is not None:
+                    os.close(fd)
+                del self._logs[name]
+
+    def _line(self, name, at, size):
+        """The bytes of the line at `at` in log `name`, from the very file the index read."""
+        entry = self._logs.get(name)
+        if entry is None:
+            row = self.db.execute("SELECT ino FROM logs WHERE name=?", (name,)).fetchone()
+            path = paths.v2_dir(self.root) / name
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+            except OSError:
+                raise _Moved(name) from None
+            if row is None or os.fstat(fd).st_ino != row[0]:
+                os.close(fd)
+                raise _Moved(name)
+            entry = self._logs[name] = (row[0], fd)
+        fd = entry[1]
+        if hasattr(os, "pread"):
+            data = os.pread(fd, size, at)
+        else:  # Windows
+            os.lseek(fd, at, os.SEEK_SET)
+            data = os.read(fd, size)
+        end = data.find(b"\n")
+        return data[:end] if end >= 0 else data
+
+    def _read(self, name, at, size, check):
+        """The JSON object at a place in a log; `check(obj)` says it is the one indexed there.
+
+        A log replaced after the index read it (forget, restore) is caught up first.
+        """
+        for attempt in (0, 1):
+            try:
+                obj = json.loads(self._line(name, at, size))
+                if isinstance(obj, dict) and check(obj):
+                    return obj
+            except (_Moved, ValueError):
+                pass
+            if attempt == 0:
+                self._drop_logs()
+                if not self.refresh():
+                    break
+                return None  # the caller asks the caught-up index again
+        raise PuError("INDEX_STALE", f"memory/v2/{name} does not hold the line the index points at",
+                      "The derived index is out of step with the logs: run {cmd:rebuild_views}, then retry.")
 
     # --- catching up -------------------------------------------------------
     def _stale_logs(self, logs):
@@ -176,7 +240,8 @@ class ArchiveIndex:
     def refresh(self):
         """Bring the index up to date with the logs. Cheap when nothing changed."""
         logs = _log_files(self.root)
-        stale, _ = self._stale_logs(logs)
+        stale, known = self._stale_logs(logs)
+        self._follow_logs(known)
         if not stale:
             return False
         self.db.execute("BEGIN IMMEDIATE")
@@ -203,14 +268,16 @@ class ArchiveIndex:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        self._follow_logs({r[0]: r for r in self.db.execute("SELECT name, ino FROM logs")})
         return True
 
     def _consume(self, name, path, st, start, first_line):
         display = f"memory/v2/{name}"
         entries, problems, end, next_line = storage.read_jsonl(path, start=start, first_line=first_line, display=display)
         apply = _handler_for(name)
-        for line_no, _offset, obj in entries:
-            for problem in apply(self.db, name, line_no, obj) or ():
+        for n, (line_no, offset, obj) in enumerate(entries):
+            size = (entries[n + 1][1] if n + 1 < len(entries) else end) - offset
+            for problem in apply(self.db, name, line_no, obj, offset, size) or ():
                 problems.append(problem)
         tail = 0
         for problem in problems:
@@ -226,8 +293,19 @@ class ArchiveIndex:
 
     # --- queries -----------------------------------------------------------
     def receipt(self, turn_id):
-        row = self.db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn_id,)).fetchone()
-        return unpack_receipt(row[0]) if row else None
+        for _attempt in (0, 1):
+            row = self.db.execute("SELECT at, size, redacted FROM receipts WHERE turn_id=?", (turn_id,)).fetchone()
+            if row is None:
+                return None
+            obj = self._read("receipts.jsonl", row[0], row[1],
+                             lambda o: o.get("type") == "receipt" and o.get("turn_id") == turn_id)
+            if obj is not None:
+                if row[2]:
+                    from . import redact
+
+                    obj = redact.receipt(obj)
+                return obj
+        return None
 
     def capture(self, capture_id):
         row = self.db.execute(f"SELECT {_CAPTURE_COLUMNS}, extra, status, reason, finalized_at FROM captures "
@@ -262,12 +340,34 @@ class ArchiveIndex:
             "SELECT record_id FROM record_refs WHERE target=? AND rel='capture' ORDER BY record_id", (capture_id,))]
 
     def record(self, record_id):
-        row = self.db.execute("SELECT data FROM records WHERE id=?", (record_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        found = self.records_where("id=?", (record_id,))
+        return found[0] if found else None
 
     def records_where(self, sql, args=()):
         """Latest versions of records matching a WHERE clause over the records table."""
-        return [json.loads(r[0]) for r in self.db.execute(f"SELECT data FROM records WHERE {sql}", args)]
+        for _attempt in (0, 1):
+            out = []
+            for row in self.db.execute(f"SELECT {_RECORD_PLACE} FROM records WHERE {sql}", args).fetchall():
+                rec = self._record_at(row)
+                if rec is None:
+                    break  # a log was replaced under the index, which has now caught up: ask again
+                out.append(rec)
+            else:
+                return out
+        return out
+
+    def _record_at(self, row):
+        rid, version, name, at, size, withheld = row
+        rec = self._read(name, at, size, lambda o: o.get("id") == rid and o.get("version") == version)
+        if rec is None or not withheld:
+            return rec
+        if withheld == "forgotten":
+            rec["status"] = "forgotten"
+        else:  # the review that answered it cites forgotten words
+            from .redact import REDACTED
+
+            rec["review"] = dict(rec.get("review") or {}, capture_id=None, note=REDACTED)
+        return rec
 
     def referrers(self, target, rel=None):
         """Ids of records pointing at `target` (optionally through one relation)."""
@@ -362,23 +462,13 @@ def captured_row(row):
     return data
 
 
-# Receipts are kept compressed against the words every receipt repeats (its keys and usual values).
-_RECEIPT_WORDS = (b'{"type": "receipt", "turn_id": "turn-", "version": 1, "session_id": null, "created_at": "20'
-                  b'", "message_sha256": "", "message_chars": , "requires_personal_understanding": false, "signal": "'
-                  b'", "tier": "skip", "tier_requested": "auto", "low_information": false, "read_turn": false, '
-                  b'"reasons": [{"code": "", "evidence": ""}], "reasons_suppressed": [], "vetoed": [], '
-                  b'"required_actions": ["capture", "read", "derive_or_close", "session_check"], "language": "zh", '
-                  b'"classifier_version": ')
+class _Moved(Exception):
+    """A log is not the file the index read."""
 
 
-def pack_receipt(obj):
-    packer = zlib.compressobj(6, zdict=_RECEIPT_WORDS)
-    return packer.compress(json.dumps(obj, ensure_ascii=False).encode("utf-8")) + packer.flush()
-
-
-def unpack_receipt(data):
-    unpacker = zlib.decompressobj(zdict=_RECEIPT_WORDS)
-    return json.loads((unpacker.decompress(data) + unpacker.flush()).decode("utf-8"))
+_RECORD_PLACE = "id, version, log, at, size, withheld"
+# Fields of a record that queries filter on (json_extract over the records table's data).
+QUERY_FIELDS = ("salience", "sensitivity", "domain", "aspect", "fidelity", "created_at", "salience_basis", "contradicts")
 
 
 def disk_refusal(exc, path):
@@ -453,18 +543,15 @@ def forget_cached(root=None):
 
 # --- handlers: one per log -------------------------------------------------
 
-def _receipts_handler(db, name, line, obj):
+def _receipts_handler(db, name, line, obj, at, size):
     kind = obj.get("type")
     turn_id = obj.get("turn_id")
     display = f"memory/v2/{name}"
     if not isinstance(turn_id, str):
         return [Problem("error", "RECEIPT_INVALID", display, line, "line has no turn_id")]
     if kind == "receipt":
-        if _turn_forgotten(db, turn_id):
-            from . import redact
-
-            obj = redact.receipt(obj)
-        db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?)", (turn_id, line, pack_receipt(obj)))
+        db.execute("INSERT OR REPLACE INTO receipts VALUES (?,?,?,?,?)",
+                   (turn_id, line, at, size, int(_turn_forgotten(db, turn_id))))
     elif kind == "capture":
         db.execute("INSERT OR REPLACE INTO turn_captures VALUES (?,?,?)", (turn_id, obj.get("capture_id"), line))
     else:
@@ -472,7 +559,7 @@ def _receipts_handler(db, name, line, obj):
     return ()
 
 
-def _ledger_handler(db, name, line, obj):
+def _ledger_handler(db, name, line, obj, _at, _size):
     event = obj.get("event")
     cid = obj.get("capture_id")
     display = f"memory/v2/{name}"
@@ -545,18 +632,21 @@ def _version_problem(db, table, display, line, obj):
     return None
 
 
-def _records_handler(db, name, line, obj):
+def _records_handler(db, name, line, obj, at, size):
     display = f"memory/v2/{name}"
     problem = _version_problem(db, "records", display, line, obj)
     if problem:
         return [problem]
     rid = obj["id"]
-    db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-               (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line,
+    review = obj.get("review") if isinstance(obj.get("review"), dict) else {}
+    queried = {k: obj[k] for k in QUERY_FIELDS if obj.get(k) is not None}
+    db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line, at, size,
                 obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
                 normalized(obj.get("title") if isinstance(obj.get("title"), str) else ""),
                 obj.get("subject_key") if isinstance(obj.get("subject_key"), str) else None,
-                obj.get("updated_at"), json.dumps(obj, ensure_ascii=False)))
+                obj.get("updated_at"), review.get("capture_id") if isinstance(review.get("capture_id"), str) else None,
+                None, json.dumps(queried, ensure_ascii=False) if queried else None))
     db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
     db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
     db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
@@ -564,7 +654,7 @@ def _records_handler(db, name, line, obj):
     return ()
 
 
-def _followups_handler(db, name, line, obj):
+def _followups_handler(db, name, line, obj, _at, _size):
     display = f"memory/v2/{name}"
     problem = _version_problem(db, "followups", display, line, obj)
     if problem:
@@ -575,7 +665,7 @@ def _followups_handler(db, name, line, obj):
     return ()
 
 
-def _tombstone_handler(db, name, line, obj):
+def _tombstone_handler(db, name, line, obj, _at, _size):
     if not isinstance(obj.get("id"), str):
         return [Problem("error", "TOMBSTONE_INVALID", f"memory/v2/{name}", line, "tombstone without an id")]
     sid = obj["id"]
@@ -623,32 +713,22 @@ def _withhold(db, sid, stone):
         _withhold_followup(db, fid)
     turn = stone.get("turn_id")
     if isinstance(turn, str) and _turn_forgotten(db, turn):
-        from . import redact
-
-        receipt = db.execute("SELECT data FROM receipts WHERE turn_id=?", (turn,)).fetchone()
-        if receipt:
-            db.execute("UPDATE receipts SET data=? WHERE turn_id=?", (pack_receipt(redact.receipt(unpack_receipt(receipt[0]))), turn))
+        db.execute("UPDATE receipts SET redacted=1 WHERE turn_id=?", (turn,))
 
 
 def _withhold_record(db, rid):
     """Hide a record that is forgotten or cites a forgotten capture (status 'forgotten' in the index only)."""
-    row = db.execute("SELECT status, data FROM records WHERE id=?", (rid,)).fetchone()
+    row = db.execute("SELECT status, review_capture, withheld FROM records WHERE id=?", (rid,)).fetchone()
     if row is None or row[0] == "forgotten":
         return
     cited = db.execute("SELECT 1 FROM record_refs r JOIN tombstones t ON t.id = r.target "
                        "WHERE r.record_id=? AND r.rel='capture' LIMIT 1", (rid,)).fetchone()
-    rec = json.loads(row[1])
-    review = rec.get("review") if isinstance(rec.get("review"), dict) else {}
     if cited or _tombstoned(db, rid):
-        rec["status"] = "forgotten"
-    elif review.get("capture_id") and _tombstoned(db, review["capture_id"]):
-        from .redact import REDACTED
-
-        rec["review"] = dict(review, capture_id=None, note=REDACTED)
+        db.execute("UPDATE records SET status='forgotten', withheld='forgotten' WHERE id=?", (rid,))
+    elif row[1] and row[2] is None and _tombstoned(db, row[1]):
+        db.execute("UPDATE records SET withheld='review' WHERE id=?", (rid,))
     else:
         return
-    db.execute("UPDATE records SET status=?, data=? WHERE id=?",
-               (rec.get("status"), json.dumps(rec, ensure_ascii=False), rid))
     db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
 
 

@@ -69,8 +69,7 @@ def _load(root):
     index = open_index(root)
     tomb = {r[0] for r in index.db.execute("SELECT id FROM tombstones")}
     recs = {}
-    for (data,) in index.db.execute("SELECT data FROM records ORDER BY id"):
-        rec = json.loads(data)
+    for rec in index.records_where("1 ORDER BY id"):
         if rec.get("id") not in tomb and rec.get("status") != "forgotten":
             recs[rec["id"]] = rec
     cols = ("id", "path", "sha256", "turn_id", "session_id", "captured_at", "occurred_at", "chars", "kind", "speaker",

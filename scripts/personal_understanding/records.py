@@ -96,18 +96,19 @@ def possible_duplicates(index, rec, limit=30):
     kind, title = rec.get("kind"), rec.get("title", "")
     key = schema.normalized(title)
     summary_key = schema.normalized(rec.get("summary"))
-    cols = "r.id, r.title_key, r.status, json_extract(r.data, '$.summary'), json_extract(r.data, '$.title')"
-    rows = {r[0]: r for r in index.db.execute(
-        f"SELECT {cols} FROM records r WHERE r.kind=? AND r.title_key=? LIMIT ?", (kind, key, limit))}
+    ids = [r[0] for r in index.db.execute("SELECT id FROM records WHERE kind=? AND title_key=? LIMIT ?", (kind, key, limit))]
     for ent in rec.get("entity_refs") or ():
-        for r in index.db.execute(
-                f"SELECT {cols} FROM record_refs f JOIN records r ON r.id=f.record_id "
-                "WHERE f.target=? AND f.rel='entity' AND r.kind=? ORDER BY r.updated_at DESC LIMIT ?", (ent, kind, limit)):
-            rows.setdefault(r[0], r)
+        ids += [r[0] for r in index.db.execute(
+            "SELECT r.id FROM record_refs f JOIN records r ON r.id=f.record_id "
+            "WHERE f.target=? AND f.rel='entity' AND r.kind=? ORDER BY r.updated_at DESC LIMIT ?", (ent, kind, limit))]
+    ids = sorted(set(ids) - {rec.get("id")})
     out = []
-    for rid, other_key, status, other_summary, other_title in sorted(rows.values()):
-        if rid == rec.get("id") or status in CLOSED_STATUSES:
+    for other in index.records_where(f"id IN ({','.join('?' * len(ids))}) ORDER BY id", ids) if ids else ():
+        rid, status, other_summary, other_title = other["id"], other.get("status"), other.get("summary"), other.get("title")
+        other_key = schema.normalized(other_title if isinstance(other_title, str) else "")
+        if status in CLOSED_STATUSES:
             continue
+        other_summary = other_summary if isinstance(other_summary, str) else None
         title_sim = 1.0 if other_key == key else schema.similarity(key, other_key, floor=0.8)
         summary_sim = schema.similarity(summary_key, other_summary, floor=0.85) if summary_key and other_summary else 0.0
         exact = other_key == key and summary_key == schema.normalized(other_summary)

@@ -110,9 +110,8 @@ def routing(root, recall, query=None):
 def full(root, recall, offset=0, limit=FULL_LIMIT):
     ai = recall.ai
     total = ai.count("SELECT COUNT(*) FROM records WHERE status != 'forgotten'")
-    rows = ai.db.execute("SELECT data FROM records WHERE status != 'forgotten' ORDER BY kind, id LIMIT ? OFFSET ?",
-                         (limit, offset)).fetchall()
-    items = [_compact(json.loads(r[0])) for r in rows]
+    items = [_compact(r) for r in ai.records_where("status != 'forgotten' ORDER BY kind, id LIMIT ? OFFSET ?",
+                                                    (limit, offset))]
     return dict(page_fields(total, len(items), offset), items=items)
 
 
