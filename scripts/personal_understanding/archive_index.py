@@ -27,7 +27,7 @@ from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 WAL_LIMIT = 16 << 20
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 
@@ -39,9 +39,9 @@ CREATE TABLE IF NOT EXISTS logs (
 CREATE TABLE IF NOT EXISTS problems (
     log TEXT, line INTEGER, severity TEXT, code TEXT, message TEXT);
 CREATE TABLE IF NOT EXISTS receipts (
-    turn_id TEXT PRIMARY KEY, line INTEGER, at INTEGER, size INTEGER, redacted INTEGER);
+    turn_id TEXT PRIMARY KEY, line INTEGER, at INTEGER, size INTEGER, redacted INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turn_captures (
-    turn_id TEXT, capture_id TEXT, line INTEGER, PRIMARY KEY (turn_id, capture_id));
+    turn_id TEXT, capture_id TEXT, line INTEGER, PRIMARY KEY (turn_id, capture_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS captures (
     capture_id TEXT PRIMARY KEY, path TEXT, sha256 TEXT, turn_id TEXT, session_id TEXT,
     captured_at TEXT, occurred_at TEXT, chars INTEGER, kind TEXT, speaker TEXT,
@@ -60,7 +60,7 @@ CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
 CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
 CREATE INDEX IF NOT EXISTS records_status ON records(status);
 CREATE TABLE IF NOT EXISTS record_refs (
-    record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target));
+    record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS record_refs_target ON record_refs(target, rel);
 CREATE TABLE IF NOT EXISTS followups (
     id TEXT PRIMARY KEY, version INTEGER, status TEXT, due_at TEXT, line INTEGER, data TEXT);
