@@ -538,7 +538,8 @@ class RebuildTest(Base):
                             ("rterms", "term, df"), ("rstats", "channel, n, round(total, 6)")):
             out[table] = sorted(db.execute(f"SELECT {cols} FROM {table}").fetchall())
         out["rdocs"] = sorted(db.execute("SELECT key, channel, kind, status, round(length, 6), date_from, title FROM rdocs").fetchall())
-        out["rpost"] = sorted(db.execute("SELECT d.key, p.term, round(p.tf, 6) FROM rpost p JOIN rdocs d ON d.doc = p.doc").fetchall())
+        out["rpost"] = sorted(db.execute("SELECT d.key, t.term, round(p.tf, 6) FROM rpost p JOIN rdocs d ON d.doc = p.doc "
+                                         "JOIN rterms t ON t.id = p.term").fetchall())
         index = open_index(self.root)
         out["read back"] = sorted(json.dumps(r, sort_keys=True) for r in index.records_where("1"))
         out["read back"] += sorted(json.dumps(index.receipt(t), sort_keys=True) for (t,) in db.execute("SELECT turn_id FROM receipts"))

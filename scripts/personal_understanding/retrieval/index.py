@@ -24,7 +24,7 @@ from ..errors import PuError
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "9"
+RECALL_VERSION = "10"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
@@ -56,13 +56,13 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT);
+    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
+    terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
-CREATE TABLE IF NOT EXISTS rpost (term TEXT, doc INTEGER, tf REAL, density REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rpost_doc ON rpost(doc);
+CREATE TABLE IF NOT EXISTS rpost (term INTEGER, doc INTEGER, tf REAL, density REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rpost_density ON rpost(term, density DESC, doc);
-CREATE TABLE IF NOT EXISTS rterms (term TEXT PRIMARY KEY, df INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rterms (id INTEGER PRIMARY KEY, term TEXT UNIQUE, df INTEGER);
 CREATE TABLE IF NOT EXISTS rstats (channel TEXT PRIMARY KEY, n INTEGER, total REAL);
 CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rwords (word TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -163,8 +163,8 @@ class RecallIndex:
         self.ai = archive_index
         self.db = archive_index.db
         columns = [r[1] for r in self.db.execute("PRAGMA table_info(rdocs)")]
-        posting = [r[1] for r in self.db.execute("PRAGMA table_info(rpost)")]
-        if (columns and columns != list(DOC_FIELDS) + ["ngrams"]) or (posting and "density" not in posting):
+        vocabulary = [r[1] for r in self.db.execute("PRAGMA table_info(rterms)")]
+        if (columns and columns != list(DOC_FIELDS) + ["ngrams", "terms"]) or (vocabulary and "id" not in vocabulary):
             # an older layout: derived, so start over
             for table in _TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -328,15 +328,17 @@ class RecallIndex:
                 terms[term] = terms.get(term, 0.0) + w
             if weight >= 1.0:
                 length += sum(part.values())
+        self.db.executemany("INSERT INTO rterms (term, df) VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
+                            [(t,) for t in terms])
+        ids = self._term_ids(terms)
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, fidelity, title, prev, asks, dated, own, speaker, length, ngrams)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False)))
+            " episode, fidelity, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False), " ".join(str(ids[t]) for t in terms)))
         doc = cur.lastrowid
-        self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?, ?)", [(t, doc, tf, tf / max(length, 1)) for t, tf in terms.items()])
-        self.db.executemany("INSERT INTO rterms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
-                            [(t,) for t in terms])
+        self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?, ?)",
+                            [(ids[t], doc, tf, tf / max(length, 1)) for t, tf in terms.items()])
         self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
                         (meta[0], length, length))
         if meta[16]:
@@ -364,20 +366,20 @@ class RecallIndex:
         return bool(self._promoted)
 
     def _remove(self, key, keep_counts=False):
-        row = self.db.execute("SELECT doc, channel, length, ngrams, speaker FROM rdocs WHERE key=?", (key,)).fetchone()
+        row = self.db.execute("SELECT doc, channel, length, ngrams, speaker, terms FROM rdocs WHERE key=?", (key,)).fetchone()
         if row is None:
             if key.startswith("r:"):
                 self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
             return 0
-        doc, channel, length, grams, speaker = row
+        doc, channel, length, grams, speaker, ids = row
         self._rows.pop(doc, None)
         if speaker:
             self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
             self.db.execute("DELETE FROM rspeakers WHERE n <= 0")
-        terms = [r[0] for r in self.db.execute("SELECT term FROM rpost WHERE doc=?", (doc,))]
-        self.db.executemany("UPDATE rterms SET df = df - 1 WHERE term=?", [(t,) for t in terms])
-        self.db.execute("DELETE FROM rterms WHERE df <= 0")
-        self.db.execute("DELETE FROM rpost WHERE doc=?", (doc,))
+        ids = [(int(t),) for t in (ids or "").split()]
+        self.db.executemany("DELETE FROM rpost WHERE term=? AND doc=?", [(t, doc) for (t,) in ids])
+        self.db.executemany("UPDATE rterms SET df = df - 1 WHERE id=?", ids)
+        self.db.executemany("DELETE FROM rterms WHERE id=? AND df <= 0", ids)
         self.db.execute("DELETE FROM rdocs WHERE doc=?", (doc,))
         self.db.execute("UPDATE rstats SET n = n - 1, total = total - ? WHERE channel=?", (length, channel))
         for gram in () if keep_counts else json.loads(grams or "[]"):
@@ -413,30 +415,56 @@ class RecallIndex:
         return self.db.execute("SELECT term, df FROM rterms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?",
                                (prefix, prefix + "\U0010ffff", limit)).fetchall()
 
+    def _term_ids(self, terms):
+        """{term: id} of the indexed terms among `terms` (postings name a term by its id)."""
+        terms = list(terms)
+        out = {}
+        for i in range(0, len(terms), 900):
+            chunk = terms[i:i + 900]
+            out.update((t, n) for n, t in self.db.execute(
+                f"SELECT id, term FROM rterms WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
     def postings(self, terms, within=None):
         """{term: [(doc, tf)]} for the given terms (only for documents in `within`, when given)."""
         out = {t: [] for t in terms}
-        if not terms:
+        ids = self._term_ids(terms)
+        if not ids:
             return out
-        marks = ",".join("?" * len(terms))
+        named = {n: t for t, n in ids.items()}
+        marks = ",".join("?" * len(named))
         if within is None:
-            rows = self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(terms))
+            rows = self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(named))
             for term, doc, tf in rows:
-                out[term].append((doc, tf))
+                out[named[term]].append((doc, tf))
             return out
         docs = list(within)
         for i in range(0, len(docs), 900):
             chunk = docs[i:i + 900]
             dmarks = ",".join("?" * len(chunk))
             for term, doc, tf in self.db.execute(
-                    f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks}) AND doc IN ({dmarks})", list(terms) + chunk):
-                out[term].append((doc, tf))
+                    f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks}) AND doc IN ({dmarks})", list(named) + chunk):
+                out[named[term]].append((doc, tf))
         return out
 
     def densest(self, term, limit):
         """The documents where a term weighs most for their length: [(doc, tf)] (read in that order off an index)."""
-        return self.db.execute("SELECT doc, tf FROM rpost INDEXED BY rpost_density WHERE term=? "
-                               "ORDER BY density DESC, doc LIMIT ?", (term, limit)).fetchall()
+        return self.db.execute("SELECT doc, tf FROM rpost INDEXED BY rpost_density WHERE term=(SELECT id FROM rterms "
+                               "WHERE term=?) ORDER BY density DESC, doc LIMIT ?", (term, limit)).fetchall()
+
+    def doc_terms(self, docs):
+        """[(term, doc, tf)] of every term the given documents are indexed under, by document and term."""
+        out = []
+        for doc in sorted(docs):
+            row = self.db.execute("SELECT terms FROM rdocs WHERE doc=?", (doc,)).fetchone()
+            ids = [int(t) for t in (row[0] or "").split()] if row else []
+            for i in range(0, len(ids), 900):
+                chunk = ids[i:i + 900]
+                out += self.db.execute(
+                    f"SELECT t.term, p.doc, p.tf FROM rpost p JOIN rterms t ON t.id = p.term "
+                    f"WHERE p.doc=? AND p.term IN ({','.join('?' * len(chunk))})", [doc] + chunk).fetchall()
+        out.sort(key=lambda r: (r[1], r[0]))
+        return out
 
     def _rows_in(self, column, values):
         """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""

@@ -146,7 +146,7 @@ def feedback_terms(recall, scored, terms, total):
     lengths = {doc: length or 1.0 for doc, length in recall.db.execute(
         f"SELECT doc, length FROM rdocs WHERE doc IN ({marks})", top)}
     weight = {}
-    for term, doc, tf in recall.db.execute(f"SELECT term, doc, tf FROM rpost WHERE doc IN ({marks})", top):
+    for term, doc, tf in recall.doc_terms(top):
         if term in terms or tf < 1.0 or (len(term) == 1 and ord(term) > 0x2e7f):
             continue
         weight[term] = weight.get(term, 0.0) + tf / lengths[doc]
