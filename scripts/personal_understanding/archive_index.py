@@ -17,6 +17,7 @@ itself is read from the log when asked for, and checked to be the one indexed.
 """
 
 import errno
+import hashlib
 import json
 import os
 import sqlite3
@@ -27,7 +28,7 @@ from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 WAL_LIMIT = 16 << 20
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 
@@ -53,9 +54,9 @@ CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
 CREATE INDEX IF NOT EXISTS captures_session ON captures(session_id, line);
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER, at INTEGER, size INTEGER,
-    date_start TEXT, title_key TEXT, subject_key TEXT, updated_at TEXT, review_capture TEXT, withheld TEXT, data TEXT);
+    date_start TEXT, title_hash INTEGER, subject_key TEXT, updated_at TEXT, review_capture TEXT, withheld TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
-CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_key);
+CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_hash);
 CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
 CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
 CREATE INDEX IF NOT EXISTS records_status ON records(status);
@@ -619,6 +620,12 @@ def record_refs(obj):
     return refs
 
 
+def title_hash(title):
+    """A record's normalized title as a number: duplicates are found by it without the index holding the words."""
+    key = normalized(title if isinstance(title, str) else "")
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big", signed=True)
+
+
 def _version_problem(db, table, display, line, obj):
     rid, version = obj.get("id"), obj.get("version")
     if not isinstance(rid, str) or not isinstance(version, int):
@@ -643,10 +650,10 @@ def _records_handler(db, name, line, obj, at, size):
     db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line, at, size,
                 obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
-                normalized(obj.get("title") if isinstance(obj.get("title"), str) else ""),
+                title_hash(obj.get("title")),
                 obj.get("subject_key") if isinstance(obj.get("subject_key"), str) else None,
                 obj.get("updated_at"), review.get("capture_id") if isinstance(review.get("capture_id"), str) else None,
-                None, json.dumps(queried, ensure_ascii=False) if queried else None))
+                None, json.dumps(queried, ensure_ascii=False, separators=(",", ":")) if queried else None))
     db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
     db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
     db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))

@@ -7,7 +7,7 @@ entity and context cards organize and need no capture of their own.
 """
 
 from . import archive, paths, schema, storage, timeutil
-from .archive_index import open_index
+from .archive_index import open_index, title_hash
 from .capture import checked_text
 from .errors import PuError
 from .tiers import check_capacity
@@ -96,7 +96,8 @@ def possible_duplicates(index, rec, limit=30):
     kind, title = rec.get("kind"), rec.get("title", "")
     key = schema.normalized(title)
     summary_key = schema.normalized(rec.get("summary"))
-    ids = [r[0] for r in index.db.execute("SELECT id FROM records WHERE kind=? AND title_key=? LIMIT ?", (kind, key, limit))]
+    ids = [r[0] for r in index.db.execute("SELECT id FROM records WHERE kind=? AND title_hash=? LIMIT ?",
+                                          (kind, title_hash(title), limit))]
     for ent in rec.get("entity_refs") or ():
         ids += [r[0] for r in index.db.execute(
             "SELECT r.id FROM record_refs f JOIN records r ON r.id=f.record_id "
