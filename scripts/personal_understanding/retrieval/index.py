@@ -172,16 +172,22 @@ class RecallIndex:
         self.db.executescript(_DDL)
         self._lexicon = None
         self._lexicon_words = -1
+        self._writing = False  # inside refresh's write transaction: only this connection changes the words
+        self._lexicon_fresh = False
+        self._parts, self._parts_lexicon = {}, None
         self.known_docs = {}
         self._rows = {}  # doc -> row, for documents read before (a warm process reads the same ones again)
         self._epoch = None
 
     # --- lexicon ------------------------------------------------------------
     def lexicon(self):
+        if self._writing and self._lexicon is not None and self._lexicon_fresh:
+            return self._lexicon  # checked since the write began (learning or dropping a word resets it)
         count = self.db.execute("SELECT COUNT(*) FROM rwords").fetchone()[0]
         if self._lexicon is None or count != self._lexicon_words:
             self._lexicon = Lexicon([r[0] for r in self.db.execute("SELECT word FROM rwords")])
             self._lexicon_words = count
+        self._lexicon_fresh = self._writing
         return self._lexicon
 
     def archive_words(self):
@@ -214,6 +220,7 @@ class RecallIndex:
         if seq >= 0 and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
             return 0
         self.db.execute("BEGIN IMMEDIATE")
+        self._writing, self._lexicon_fresh = True, False
         try:
             if not self._current():  # from nothing: every capture and record as the archive index holds them now
                 for table in _TABLES:
@@ -245,6 +252,8 @@ class RecallIndex:
             self._rows.clear()
             self._epoch = None
             raise
+        finally:
+            self._writing = False
         return touched
 
     def _reindex(self, key, learn=True):
@@ -323,7 +332,8 @@ class RecallIndex:
         for n, (text, weight) in enumerate(parts):
             if not text:
                 continue
-            part = weighted_terms(text, lex, weight, tokens=tokens.get(n))
+            part = weighted_terms(text, lex, weight, tokens=tokens.get(n)) if weight >= 1.0 else \
+                self._part_terms(text, lex, weight)
             for term, w in part.items():
                 terms[term] = terms.get(term, 0.0) + w
             if weight >= 1.0:
@@ -347,6 +357,15 @@ class RecallIndex:
             if first != key:
                 self._reindex(first, learn=False)
 
+    def _part_terms(self, text, lex, weight):
+        """Terms of a short part that repeats across documents (a speaker's name), tokenized once per lexicon."""
+        if self._parts_lexicon is not lex or len(self._parts) > 4096:
+            self._parts, self._parts_lexicon = {}, lex
+        found = self._parts.get((text, weight))
+        if found is None:
+            found = self._parts[(text, weight)] = weighted_terms(text, lex, weight)
+        return found
+
     def _count_grams(self, key, grams):
         """Count candidate words; those reaching two documents become archive words.
 
@@ -361,6 +380,7 @@ class RecallIndex:
             self.db.execute("UPDATE rngrams SET df = df + 1 WHERE ngram=?", (gram,))
             if row[0] + 1 == 2:
                 self.db.execute("INSERT OR IGNORE INTO rwords VALUES (?)", (gram,))
+                self._lexicon = None
                 promoted.append(row[1])
         self._promoted = list(dict.fromkeys(promoted))
         return bool(self._promoted)
@@ -387,6 +407,7 @@ class RecallIndex:
             left = self.db.execute("SELECT df FROM rngrams WHERE ngram=?", (gram,)).fetchone()
             if left is not None and left[0] < 2:
                 self.db.execute("DELETE FROM rwords WHERE word=?", (gram,))
+                self._lexicon = None
                 if left[0] <= 0:
                     self.db.execute("DELETE FROM rngrams WHERE ngram=?", (gram,))
         if key.startswith("r:"):
