@@ -20,6 +20,7 @@ like "yesterday", impossible dates.
 import datetime as dt
 import re
 
+from .patterns import Lazy
 from .timeutil import iso_as_given
 
 UTC = dt.timezone.utc
@@ -29,16 +30,16 @@ FORMS_HELP = ("ISO 8601, epoch seconds, '1:56 pm on 8 May, 2023', '8 May 2023', 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july",
            "august", "september", "october", "november", "december")
 
-_ISO = re.compile(
+_ISO = Lazy(
     r"(\d{4})-(\d{2})-(\d{2})"
     r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|z|[+-]\d{2}:?\d{2})?)?", re.ASCII)
 _CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:([ap])\.?\s*m\.?)?"
-_DMY = re.compile(rf"\s*(?:{_CLOCK}\s+on\s+)?(\d{{1,2}})\s+([a-z]+)\.?\s*,?\s*(\d{{4}})(?:\s*,?\s+(?:at\s+)?{_CLOCK})?\s*",
+_DMY = Lazy(rf"\s*(?:{_CLOCK}\s+on\s+)?(\d{{1,2}})\s+([a-z]+)\.?\s*,?\s*(\d{{4}})(?:\s*,?\s+(?:at\s+)?{_CLOCK})?\s*",
                   re.IGNORECASE | re.ASCII)
-_MDY = re.compile(rf"\s*(?:[a-z]+,?\s+)?([a-z]+)\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})(?:\s*,?\s+(?:at\s+)?{_CLOCK})?\s*",
+_MDY = Lazy(rf"\s*(?:[a-z]+,?\s+)?([a-z]+)\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})(?:\s*,?\s+(?:at\s+)?{_CLOCK})?\s*",
                   re.IGNORECASE | re.ASCII)
-_YMD = re.compile(rf"\s*(\d{{4}})[/.](\d{{1,2}})[/.](\d{{1,2}})(?:\s+{_CLOCK})?\s*", re.IGNORECASE | re.ASCII)
-_ZH = re.compile(r"\s*(\d{4})年(\d{1,2})月(\d{1,2})[日号]\s*(?:(上午|下午|晚上|中午|凌晨|早上)?\s*(\d{1,2})[:：点](\d{2})?分?)?\s*")
+_YMD = Lazy(rf"\s*(\d{{4}})[/.](\d{{1,2}})[/.](\d{{1,2}})(?:\s+{_CLOCK})?\s*", re.IGNORECASE | re.ASCII)
+_ZH = Lazy(r"\s*(\d{4})年(\d{1,2})月(\d{1,2})[日号]\s*(?:(上午|下午|晚上|中午|凌晨|早上)?\s*(\d{1,2})[:：点](\d{2})?分?)?\s*")
 
 
 def _iso(moment):

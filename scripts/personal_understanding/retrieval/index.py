@@ -21,6 +21,7 @@ from .. import archive_index, schema
 from ..archive_index import open_index
 from ..capture import read_capture
 from ..errors import PuError
+from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
@@ -33,7 +34,7 @@ SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say ab
 ROW_CACHE = 40000  # document rows a reading process keeps (about 20 MB)
 
 # Words that put a turn at a time (a cheap test; the query side resolves real expressions).
-TIME_WORDS = re.compile(
+TIME_WORDS = Lazy(
     r"(?<![a-z])(?:yesterday|today|tonight|tomorrow|ago|last|next|week|weekend|month|year|morning|afternoon|evening"
     r"|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july"
     r"|august|september|october|november|december|recently|lately|soon|(?:19|20)\d\d)(?![a-z])"

@@ -380,8 +380,26 @@ _ISO_RULE = (
     else (*_month(int(m["y"]), int(m["m"])), "month", "absolute"),
 )
 
-_RULES = ([(re.compile(p), f) for p, f in _CN_RULES + [_ISO_RULE]]
-          + [(re.compile(p, re.I), f) for p, f in _EN_RULES])
+# Rules in groups, each compiled the first time a text could hold one of its expressions: every
+# Chinese rule needs a Han character, the ISO rule a digit, every English rule a Latin letter
+# (ſ and the Kelvin sign are letters re.I folds to s and k). Order is kept: CN, ISO, EN.
+_GROUPS = [
+    [re.compile("[\u4e00-\u9fff]").search, [(p, 0, f) for p, f in _CN_RULES], None],
+    [re.compile(r"\d").search, [(_ISO_RULE[0], 0, _ISO_RULE[1])], None],
+    [re.compile("[A-Za-z\u017f\u212a]").search, [(p, re.I, f) for p, f in _EN_RULES], None],
+]
+
+
+def _rules(text):
+    """The compiled rules that could match `text`, in rule order."""
+    out = []
+    for group in _GROUPS:
+        could, rules, compiled = group
+        if could(text):
+            if compiled is None:
+                compiled = group[2] = [(re.compile(p, flags), f) for p, flags, f in rules]
+            out += compiled
+    return out
 
 
 # ---------------------------------------------------------------- public API
@@ -400,7 +418,7 @@ def resolve(text, as_of):
     norm = text.translate(_WIDTH)
     masked = [u.span() for u in _URL.finditer(norm)]
     found = []
-    for rx, handler in _RULES:
+    for rx, handler in _rules(norm):
         for m in rx.finditer(norm):
             s, e = m.span()
             if s == e or any(ms < e and s < me for ms, me in masked):
