@@ -64,23 +64,28 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     common = RARE_SHARE * rarity[anchor]
     total_weight = sum(own.values())
     floor = 1 - (1 - NO_ANCHOR_FLOOR) * min(1.0, 3 / len(own))
-    norm_of = {doc: (row["length"] or 1.0, avg_len.get(row["channel"]) or row["length"] or 1.0)
+    # The length part of BM25's denominator, once per document (the same arithmetic, in the same order).
+    kb = K1 * B
+    norm_of = {doc: kb * (row["length"] or 1.0) / (avg_len.get(row["channel"]) or row["length"] or 1.0)
                for doc, row in rows.items()}
     scores, matched = {}, {}
-    k1b = K1 * (1 - B)
+    k1b, k1p = K1 * (1 - B), K1 + 1
     best = {}  # (doc, group) -> best stand-in score
     for term, weight in strength.items():
         group = groups.get(term)
         for doc, tf in postings.get(term, ()):
-            lengths = norm_of.get(doc)
-            if lengths is None:
+            length_part = norm_of.get(doc)
+            if length_part is None:
                 continue
-            norm = tf * (K1 + 1) / (tf + k1b + K1 * B * lengths[0] / lengths[1])
-            matched.setdefault(doc, {})[term] = weight * norm
+            value = weight * (tf * k1p / (tf + k1b + length_part))
+            seen = matched.get(doc)
+            if seen is None:
+                seen = matched[doc] = {}
+            seen[term] = value
             if group is None:
-                scores[doc] = scores.get(doc, 0.0) + weight * norm
+                scores[doc] = scores.get(doc, 0.0) + value
             else:
-                best[(doc, group)] = max(best.get((doc, group), 0.0), weight * norm)
+                best[(doc, group)] = max(best.get((doc, group), 0.0), value)
                 scores.setdefault(doc, 0.0)
     for (doc, _group), value in best.items():
         scores[doc] += value
