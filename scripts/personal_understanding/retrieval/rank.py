@@ -90,15 +90,20 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     for (doc, _group), value in best.items():
         scores[doc] += value
     out = {}
+    # Matching the anchor settles the test below when the anchor is one of the query's own words.
+    anchor_counts = anchor not in feedback and anchor not in groups
     for doc, score in scores.items():
         terms = matched[doc]
-        mine = [t for t in terms if t not in feedback]
-        if not any(rarity[t] >= common for t in mine if t not in groups):
+        mine = [t for t in terms if t not in feedback] if feedback else terms
+        has_anchor = anchor in terms
+        if not (has_anchor and anchor_counts) and not any(rarity[t] >= common for t in mine if t not in groups):
             coverage = min(1.0, sum(strength[t] for t in mine) / total_weight)
             score *= floor + (1 - floor) * coverage
         only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in mine)
-        out.setdefault(rows[doc]["channel"], {})[doc] = (
-            score, {"matched": terms, "anchor": anchor in terms, "below_threshold": only_slices})
+        channel = out.get(rows[doc]["channel"])
+        if channel is None:
+            channel = out[rows[doc]["channel"]] = {}
+        channel[doc] = (score, {"matched": terms, "anchor": has_anchor, "below_threshold": only_slices})
     return out
 
 
