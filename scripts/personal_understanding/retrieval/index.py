@@ -455,10 +455,9 @@ class RecallIndex:
             return out
         named = {n: t for t, n in ids.items()}
         marks = ",".join("?" * len(named))
-        if within is None:
-            rows = self.db.execute(f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks})", list(named))
-            for term, doc, tf in rows:
-                out[named[term]].append((doc, tf))
+        if within is None:  # a term at a time: the rows come as they are returned, (doc, tf) in doc order
+            for term, n in ids.items():
+                out[term] = self.db.execute("SELECT doc, tf FROM rpost WHERE term=?", (n,)).fetchall()
             return out
         docs = list(within)
         for i in range(0, len(docs), 900):
