@@ -235,3 +235,14 @@ class ReadBackTest(RecordTest):
         os.replace(replacement, log)  # what a restore does: another file, other bytes at the same place
         self.assertIs(open_index(self.root), index)  # the same connection, its descriptor on the old file dropped
         self.assertEqual(index.record(rid)["summary"], "改在湖对面的草坪上")
+
+    def test_a_line_changed_in_place_is_an_error_never_another_record(self):
+        rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]
+        index = open_index(self.root)
+        log = paths.records_path(self.root, "event")
+        data = log.read_bytes()
+        log.write_bytes(data.replace(rid.encode(), rid[:-1].encode() + (b"x" if rid[-1] != "x" else b"y")))  # same size
+        with self.assertRaises(PuError) as ctx:
+            index.record(rid)
+        self.assertEqual(ctx.exception.code, "INDEX_STALE")
+        self.assertIn("rebuild_views", ctx.exception.hint)
