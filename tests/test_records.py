@@ -246,3 +246,18 @@ class ReadBackTest(RecordTest):
             index.record(rid)
         self.assertEqual(ctx.exception.code, "INDEX_STALE")
         self.assertIn("rebuild_views", ctx.exception.hint)
+
+    def test_a_log_replaced_during_an_index_write_reads_as_absent_until_caught_up(self):
+        rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]
+        index = open_index(self.root)
+        index._drop_logs()
+        log = paths.records_path(self.root, "event")
+        replacement = log.with_name("swap.tmp")
+        replacement.write_bytes(log.read_bytes().replace("小教堂".encode(), "大草坪".encode()))
+        os.replace(replacement, log)
+        index.db.execute("BEGIN")  # as the recall index does while it catches up
+        try:
+            self.assertIsNone(index.record(rid))  # never the words of a file the index did not read
+        finally:
+            index.db.execute("ROLLBACK")
+        self.assertEqual(open_index(self.root).record(rid)["summary"], "在西湖边的大草坪办婚礼")

@@ -205,20 +205,22 @@ class ArchiveIndex:
     def _read(self, name, at, size, check):
         """The JSON object at a place in a log; `check(obj)` says it is the one indexed there.
 
-        A log replaced after the index read it (forget, restore) is caught up first.
+        None when the log was replaced after the index read it (forget, restore): the index has
+        then caught up, and the caller asks it again.
         """
-        for attempt in (0, 1):
-            try:
-                obj = json.loads(self._line(name, at, size))
-                if isinstance(obj, dict) and check(obj):
-                    return obj
-            except (_Moved, ValueError):
-                pass
-            if attempt == 0:
-                self._drop_logs()
-                if not self.refresh():
-                    break
-                return None  # the caller asks the caught-up index again
+        try:
+            obj = json.loads(self._line(name, at, size))
+            if isinstance(obj, dict) and check(obj):
+                return obj
+        except (_Moved, ValueError):
+            pass
+        self._drop_logs()
+        if self.db.in_transaction:
+            # Inside a write that reads the index as it was (the recall index catching up): a replaced
+            # log rebuilds the index, and everything derived from it, on the next refresh.
+            return None
+        if self.refresh():
+            return None
         raise PuError("INDEX_STALE", f"memory/v2/{name} does not hold the line the index points at",
                       "The derived index is out of step with the logs: run {cmd:rebuild_views}, then retry.")
 
