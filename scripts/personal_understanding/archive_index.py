@@ -104,7 +104,7 @@ class ArchiveIndex:
         self.path = paths.index_db_path(root)
         self.in_memory = memory
         self.db = None
-        self._logs = {}  # log name -> (inode the index has read, open descriptor or None)
+        self._logs = {}  # log name -> (inode the index read, a descriptor open on that file)
         self._connect()
 
     # --- connection --------------------------------------------------------
@@ -166,8 +166,7 @@ class ArchiveIndex:
     # --- lines read back from the logs ----------------------------------------
     def _drop_logs(self):
         for _ino, fd in self._logs.values():
-            if fd is not None:
-                os.close(fd)
+            os.close(fd)
         self._logs = {}
 
     def _follow_logs(self, known):
@@ -175,8 +174,7 @@ class ArchiveIndex:
         for name, (ino, fd) in list(self._logs.items()):
             row = known.get(name)
             if row is None or row[1] != ino:
-                if fd is not None:
-                    os.close(fd)
+                os.close(fd)
                 del self._logs[name]
 
     def _line(self, name, at, size):
