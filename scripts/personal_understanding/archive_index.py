@@ -565,28 +565,29 @@ def _ledger_handler(db, name, line, obj, _at, _size):
     cid = obj.get("capture_id")
     display = f"memory/v2/{name}"
     if event == "captured":
-        exists = db.execute("SELECT line FROM captures WHERE capture_id=?", (cid,)).fetchone()
-        if exists:
-            return [Problem("error", "DUPLICATE_ID", display, line, f"capture {cid} is registered twice (first at line {exists[0]})")]
         status = "forgotten" if _tombstoned(db, cid) else "pending"
         extra = {k: v for k, v in obj.items() if k not in _CAPTURE_KEYS}
         if obj.get("at") != obj.get("captured_at"):
             extra["at"] = obj.get("at")
-        db.execute(
-            "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
-             obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
-             obj.get("source"), obj.get("source_ref"), status, None, None, line,
-             json.dumps(extra, ensure_ascii=False) if extra else None),
-        )
+        try:
+            db.execute(
+                "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
+                 obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
+                 obj.get("source"), obj.get("source_ref"), status, None, None, line,
+                 json.dumps(extra, ensure_ascii=False) if extra else None),
+            )
+        except sqlite3.IntegrityError:  # the capture id is taken
+            first = db.execute("SELECT line FROM captures WHERE capture_id=?", (cid,)).fetchone()
+            return [Problem("error", "DUPLICATE_ID", display, line,
+                            f"capture {cid} is registered twice (first at line {first[0] if first else '?'})")]
         db.execute("INSERT INTO changes (key) VALUES (?)", ("c:" + cid,))
         return ()
     if event == "finalized":
-        exists = db.execute("SELECT 1 FROM captures WHERE capture_id=?", (cid,)).fetchone()
-        if not exists:
+        done = db.execute("UPDATE captures SET status=?, reason=?, finalized_at=? WHERE capture_id=? AND status != 'forgotten'",
+                          (obj.get("disposition"), obj.get("reason"), obj.get("at"), cid)).rowcount
+        if not done and not db.execute("SELECT 1 FROM captures WHERE capture_id=?", (cid,)).fetchone():
             return [Problem("error", "LEDGER_UNKNOWN_CAPTURE", display, line, f"finalizes capture {cid}, which is not registered")]
-        db.execute("UPDATE captures SET status=?, reason=?, finalized_at=? WHERE capture_id=? AND status != 'forgotten'",
-                   (obj.get("disposition"), obj.get("reason"), obj.get("at"), cid))
         return ()
     if event == "reopened":
         db.execute("UPDATE captures SET status='pending', reason=?, finalized_at=NULL WHERE capture_id=? AND status != 'forgotten'",

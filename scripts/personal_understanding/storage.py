@@ -49,6 +49,7 @@ LOCK_HOOKS = []
 
 _threads = {}  # root -> RLock serializing threads of this process
 _held = {}  # root -> [fd, depth, notice, holding thread]
+_spelled = {}  # the root as an outermost holder spelled it -> its key in _held
 _registry_guard = threading.Lock()
 
 
@@ -285,6 +286,8 @@ def archive_lock(root, operation="write", timeout=None):
         _wait_for(fd, lock_file, timeout)
         notice = _claim(fd, lock_file, operation)
         _held[key] = [fd, 1, notice, threading.get_ident()]
+        if os.path.isabs(root):  # (a relative one would mean another folder after a chdir)
+            _spelled[os.fspath(root)] = key
         try:
             for hook in list(LOCK_HOOKS):
                 try:
@@ -294,6 +297,8 @@ def archive_lock(root, operation="write", timeout=None):
             yield notice
         finally:
             del _held[key]
+            for spelling in [s for s, k in _spelled.items() if k == key]:
+                del _spelled[spelling]
             try:
                 os.ftruncate(fd, 0)
                 _unlock(fd)
@@ -332,7 +337,8 @@ def snapshot_lock(root, timeout=None):
 
 
 def lock_held(root):
-    return str(Path(root).resolve()) in _held
+    key = _spelled.get(os.fspath(root))  # the root as the holder named it: no path resolution per write
+    return (key if key is not None else str(Path(root).resolve())) in _held
 
 
 def _require_lock(root):
@@ -396,7 +402,7 @@ def write_once(root, path, data, sync=True, folders=None):
     """
     _require_lock(root)
     if folders is not None and not sync and folders.usable:
-        return folders.write_once(root, Path(path), data)
+        return folders.write_once(root, os.fspath(path), data)
 
     def link(tmp, target):
         try:
@@ -416,13 +422,13 @@ def flush(written):
     On Linux one sync() waits for every write to reach the disk (as fsync on each would,
     at a fraction of the cost); elsewhere each file and folder is fsynced.
     """
-    written = [Path(p) for p in written]
     if not written:
         return
     try:
         if sys.platform.startswith("linux"):
             os.sync()
             return
+        written = [Path(p) for p in written]
         for path in written:
             fd = os.open(path, os.O_RDONLY | _BINARY)
             try:
@@ -467,11 +473,12 @@ class Folders:
         return fd
 
     def write_once(self, root, path, data):
+        folder, leaf = os.path.split(path)
         tmp = dfd = None
         try:
-            dfd = self._folder(root, str(path.parent))
+            dfd = self._folder(root, folder)
             for _ in range(100):
-                name = f".{path.name}.{os.urandom(6).hex()}.tmp"
+                name = f".{leaf}.{os.urandom(6).hex()}.tmp"
                 try:
                     fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd=dfd)
                     break
@@ -485,7 +492,7 @@ class Folders:
             finally:
                 os.close(fd)
             try:
-                os.link(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)  # exclusive, as in write_once
+                os.link(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)  # exclusive, as in write_once
             except FileExistsError:
                 raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once",
                               "Use a new id; stored captures are never replaced.") from None
