@@ -78,9 +78,8 @@ while True:
     elif op == "update_state":
         cid = say(f"最近的状态第{{i}}次变了 {{tag}}", f"{{tag}}-{{i}}")
         ledger.finalize(root, cid, "no-derivation-needed", "state change recorded on the state itself")
-        current = open_index(root).db.execute(
-            "SELECT id FROM records WHERE kind='state' AND status='current' AND json_extract(data,'$.title') LIKE '状态%'"
-        ).fetchone()[0]
+        current = next(r["id"] for r in open_index(root).records_where("kind='state' AND status='current'")
+                       if r.get("title", "").startswith("状态"))
         out = records.update_state(root, id=current, capture_ids=[cid], title=f"状态 {{tag}} {{i}}")
         print("state", out["id"], flush=True)
     elif op == "import":
@@ -347,7 +346,12 @@ def main():
     if repaired_codes:
         print("  what repair did (summed over kills): " + ", ".join(f"{k} {v}" for k, v in sorted(repaired_codes.items())))
     print("  archives: " + ", ".join(f"{lane} {_bench.size_line(root)}" for lane, root in roots.items()))
-    ok = not lost and not leaks and not blocked and not import_incomplete and not statuses_after["failed"]
+    # A writer that never got a write acknowledged proves nothing about its kills: it is failing, not crashing.
+    silent = [op for op, writes in acked.items()
+              if not writes and kills_per_op.get(op if op != "state" else "update_state", 0) >= 3]
+    if silent:
+        print(f"  writers that never acknowledged a write (broken, not proven): {', '.join(silent)}")
+    ok = not lost and not leaks and not blocked and not import_incomplete and not statuses_after["failed"] and not silent
     if ok:
         shutil.rmtree(tmp, ignore_errors=True)
     else:
