@@ -224,9 +224,27 @@ class Figures:
             print(f"    {label:<30} {cells}{ratio}")
 
 
+def sizes():
+    """The archive sizes a size-based benchmark runs at: those on its command line, else 1 000 and 10 000."""
+    return sizes_from_argv([1000, 10000])
+
+
 def sizes_from_argv(default):
     args = [a for a in sys.argv[1:] if a.isdigit()]
     return [int(a) for a in args] or default
+
+
+def run_sizes(name, per_size, figures, detail="", cli=False):
+    """A benchmark's run: its title, the interpreter floor (when it times CLI calls), per_size(size, tmp) for
+    each size asked for (default 1 000 and 10 000) in a scratch folder of its own, then the table by size."""
+    print(f"{name} benchmark ({disk_note()}){detail}")
+    if cli:
+        print(f"  bare interpreter start: {ms(interpreter_start())}")
+    for size in sizes():
+        with scratch() as tmp:
+            per_size(size, tmp)
+    figures.print()
+    return 0
 
 
 def disk_note():

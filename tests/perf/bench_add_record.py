@@ -26,28 +26,26 @@ def build(root, count):
     return ids[-1]
 
 
+def per_size(size, tmp):
+    root = f"{tmp}/a"
+    started = time.perf_counter()
+    cid = build(root, size)
+    built = time.perf_counter() - started
+    times = []
+    for i in range(RUNS):
+        t0 = time.perf_counter()
+        records.add_record(root, kind="event", title=f"measured {size} {i}", summary="新的一件事",
+                           capture_ids=[cid], entity_refs=[PEOPLE[i % len(PEOPLE)]], date_start="2026-11")
+        times.append(time.perf_counter() - t0)
+    med, p95 = _bench.median_p95(times)
+    FIGURES.add("add_record median", size, med)
+    FIGURES.add("add_record p95", size, p95)
+    print(f"  {size:>6} records  median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
+          f"(built in {built:.1f} s, {_bench.size_line(root)})")
+
+
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"add_record benchmark ({_bench.disk_note()}); median of {RUNS} adds per size")
-    for size in sizes:
-        with _bench.scratch("pu-bench-") as tmp:
-            root = f"{tmp}/a"
-            started = time.perf_counter()
-            cid = build(root, size)
-            built = time.perf_counter() - started
-            times = []
-            for i in range(RUNS):
-                t0 = time.perf_counter()
-                records.add_record(root, kind="event", title=f"measured {size} {i}", summary="新的一件事",
-                                   capture_ids=[cid], entity_refs=[PEOPLE[i % len(PEOPLE)]], date_start="2026-11")
-                times.append(time.perf_counter() - t0)
-            med, p95 = _bench.median_p95(times)
-            FIGURES.add("add_record median", size, med)
-            FIGURES.add("add_record p95", size, p95)
-            print(f"  {size:>6} records  median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
-                  f"(built in {built:.1f} s, {_bench.size_line(root)})")
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("add_record", per_size, FIGURES, f"; median of {RUNS} adds per size")
 
 
 if __name__ == "__main__":

@@ -40,22 +40,20 @@ def measure(root, label):
     return _bench.median_p95(times), _bench.median_p95(cli)
 
 
+def per_size(size, tmp):
+    root = f"{tmp}/a"
+    _bench.build_bulk(root, size)
+    archive_index.open_index(root)  # the index is built once, not inside the first capture
+    (med, p95), (cmed, cp95) = measure(root, size)
+    FIGURES.add("capture in-process median", size, med)
+    FIGURES.add("capture CLI median", size, cmed)
+    print(f"  {size:>6} turns  in-process median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
+          f"CLI median {_bench.ms(cmed)}  p95 {_bench.ms(cp95)}   ({_bench.size_line(root)})")
+
+
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"capture benchmark ({_bench.disk_note()}); {IN_PROCESS_RUNS} in-process and {CLI_RUNS} CLI captures per size")
-    print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
-    for size in sizes:
-        with _bench.scratch("pu-bench-") as tmp:
-            root = f"{tmp}/a"
-            _bench.build_bulk(root, size)
-            archive_index.open_index(root)  # the index is built once, not inside the first capture
-            (med, p95), (cmed, cp95) = measure(root, size)
-            FIGURES.add("capture in-process median", size, med)
-            FIGURES.add("capture CLI median", size, cmed)
-            print(f"  {size:>6} turns  in-process median {_bench.ms(med)}  p95 {_bench.ms(p95)}   "
-                  f"CLI median {_bench.ms(cmed)}  p95 {_bench.ms(cp95)}   ({_bench.size_line(root)})")
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("capture", per_size, FIGURES, f"; {IN_PROCESS_RUNS} in-process and {CLI_RUNS} CLI captures per size",
+                            cli=True)
 
 
 if __name__ == "__main__":

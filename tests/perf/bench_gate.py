@@ -106,17 +106,15 @@ def measure(root, size):
         FIGURES.add(label, size, value)
 
 
+def per_size(size, tmp):
+    root = f"{tmp}/a"
+    _bench.build_bulk(root, size)
+    measure(root, size)
+
+
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"session_check / validate benchmark ({_bench.disk_note()}); median of {RUNS} runs (3 for whole-archive checks)")
-    print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
-    for size in sizes:
-        with _bench.scratch("pu-bench-") as tmp:
-            root = f"{tmp}/a"
-            _bench.build_bulk(root, size)
-            measure(root, size)
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("session_check / validate", per_size, FIGURES,
+                            f"; median of {RUNS} runs (3 for whole-archive checks)", cli=True)
 
 
 if __name__ == "__main__":

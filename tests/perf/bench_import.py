@@ -86,14 +86,7 @@ def measure(size, tmp):
 
 
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"import benchmark ({_bench.disk_note()})")
-    print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
-    for size in sizes:
-        with _bench.scratch("pu-bench-import-") as tmp:
-            measure(size, tmp)
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("import", measure, FIGURES, cli=True)
 
 
 if __name__ == "__main__":

@@ -80,45 +80,43 @@ def stdio_floor(root):
     return _bench.median_p95(times)[0]
 
 
+def per_size(size, tmp):
+    root = f"{tmp}/a"
+    started = time.perf_counter()
+    _bench.build_bulk(root, size)
+    built = time.perf_counter() - started
+    if size == _bench.sizes()[0]:  # once, on the first archive
+        for profile, (count, size_bytes) in tools_list_bytes(root).items():
+            print(f"  tools/list, {profile} profile: {count} tools, {size_bytes} bytes")
+    print(f"  {size} turns + {size} records (built in {built:.0f} s, {_bench.size_line(root)})")
+    server = mcp_server.Server(root, log=io.StringIO())
+    timed(server, "personal_recall", {"query": "warm up", "maintenance": True})  # opens the indexes
+    turns, remembers, whole, recalls, skips, states = [], [], [], [], [], []
+    for n in range(RUNS):
+        t_turn, out = timed(server, "personal_turn", {"text": MESSAGES[n % len(MESSAGES)].format(n=n),
+                                                      "turn_id": f"bench-{n}"})
+        t_rem, done = timed(server, "personal_remember", dict(batch(n), turn_id=out["turn_id"]))
+        if not done["may_claim_saved"]:
+            raise SystemExit(f"turn {n} did not pass the gate: {done['next']}")
+        turns.append(t_turn)
+        remembers.append(t_rem)
+        whole.append(t_turn + t_rem)
+        recalls.append(timed(server, "personal_recall", {"query": QUERIES[n % len(QUERIES)], "turn_id": out["turn_id"]})[0])
+        skips.append(timed(server, "personal_turn", {"text": f"how do I sort a list in python ({n})",
+                                                     "turn_id": f"skip-{n}"})[0])
+        states.append(timed(server, "personal_current_state", {})[0])
+    line("personal_turn (personal)", turns, size)
+    line("personal_remember (5 items)", remembers, size)
+    line("personal_recall (probe)", recalls, size)
+    line("personal_turn (skip)", skips, size)
+    line("personal_current_state", states, size)
+    med = line("whole personal turn (2 calls)", whole, size)
+    print(f"    goal <= 30 ms per personal turn: {'met' if med <= 0.030 else 'NOT met'} (median)")
+    print(f"    stdio round trip floor (ping)  median {_bench.ms(stdio_floor(root))}")
+
+
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"MCP agent-path benchmark ({_bench.disk_note()}); median and p95 of {RUNS} calls, server time in-process")
-    for size in sizes:
-        with _bench.scratch("pu-bench-") as tmp:
-            root = f"{tmp}/a"
-            started = time.perf_counter()
-            _bench.build_bulk(root, size)
-            built = time.perf_counter() - started
-            if size == sizes[0]:
-                for profile, (count, size_bytes) in tools_list_bytes(root).items():
-                    print(f"  tools/list, {profile} profile: {count} tools, {size_bytes} bytes")
-            print(f"  {size} turns + {size} records (built in {built:.0f} s, {_bench.size_line(root)})")
-            server = mcp_server.Server(root, log=io.StringIO())
-            timed(server, "personal_recall", {"query": "warm up", "maintenance": True})  # opens the indexes
-            turns, remembers, whole, recalls, skips, states = [], [], [], [], [], []
-            for n in range(RUNS):
-                t_turn, out = timed(server, "personal_turn", {"text": MESSAGES[n % len(MESSAGES)].format(n=n),
-                                                              "turn_id": f"bench-{n}"})
-                t_rem, done = timed(server, "personal_remember", dict(batch(n), turn_id=out["turn_id"]))
-                if not done["may_claim_saved"]:
-                    raise SystemExit(f"turn {n} did not pass the gate: {done['next']}")
-                turns.append(t_turn)
-                remembers.append(t_rem)
-                whole.append(t_turn + t_rem)
-                recalls.append(timed(server, "personal_recall", {"query": QUERIES[n % len(QUERIES)], "turn_id": out["turn_id"]})[0])
-                skips.append(timed(server, "personal_turn", {"text": f"how do I sort a list in python ({n})",
-                                                             "turn_id": f"skip-{n}"})[0])
-                states.append(timed(server, "personal_current_state", {})[0])
-            line("personal_turn (personal)", turns, size)
-            line("personal_remember (5 items)", remembers, size)
-            line("personal_recall (probe)", recalls, size)
-            line("personal_turn (skip)", skips, size)
-            line("personal_current_state", states, size)
-            med = line("whole personal turn (2 calls)", whole, size)
-            print(f"    goal <= 30 ms per personal turn: {'met' if med <= 0.030 else 'NOT met'} (median)")
-            print(f"    stdio round trip floor (ping)  median {_bench.ms(stdio_floor(root))}")
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("MCP agent-path", per_size, FIGURES, f"; median and p95 of {RUNS} calls, server time in-process")
 
 
 if __name__ == "__main__":

@@ -57,76 +57,69 @@ def index_bytes(root):
     return sum(os.path.getsize(base + s) for s in ("", "-wal") if os.path.exists(base + s))
 
 
-def measure(size):
-    with _bench.scratch("pu-bench-recall-") as tmp:
-        root = os.path.join(tmp, "a")
-        started = time.perf_counter()
-        _bench.build_bulk(root, size)
-        written = time.perf_counter() - started
-        archive_index.forget_cached()
-        recall_index.forget_cached()
-        started = time.perf_counter()
-        archive_index.open_index(root)
-        core = time.perf_counter() - started
-        started = time.perf_counter()
-        recall_index.open_recall(root)
-        recall_build = time.perf_counter() - started
-        before = trace_bytes(root)
-        warm = []
-        for _ in range(3):
-            for q in QUERIES:
-                t0 = time.perf_counter()
-                probe(root, q, maintenance=True)
-                warm.append(time.perf_counter() - t0)
-        per_trace = (trace_bytes(root) - before) / len(warm)
-        survey_bytes = catalog(root, maintenance=True)["bytes"]
-        cli = []
-        for q in QUERIES[:8]:
-            elapsed, proc = _bench.run_cli("retrieve_v2", "--query", q, "--maintenance", root=root)
-            if proc.returncode != 0:
-                raise SystemExit(proc.stdout.decode() + proc.stderr.decode())
-            cli.append(elapsed)
-        imports = [_bench.import_ms("retrieve_v2", "--query", q, "--maintenance", root=root) for q in QUERIES[:3]]
-        imports_total, imports_ours = sorted(imports)[1]
-        peak = float(subprocess.run([sys.executable, "-c", PROBE_PROCESS, str(_bench.SCRIPTS), root, *QUERIES],
-                                    capture_output=True, check=True, env=_bench.CLI_ENV).stdout)
-        text = "新来的同事小周居然也喜欢打羽毛球"
-        receipts.preflight(root, text, turn_id="bench-new", tier="full")
-        cid = capture.capture_text(root, text, "bench-new")["capture_id"]
-        t0 = time.perf_counter()
-        recall_index.open_recall(root)
-        inc_capture = time.perf_counter() - t0
-        records.add_record(root, kind="event", title="认识了同事小周", capture_ids=[cid])
-        t0 = time.perf_counter()
-        recall_index.open_recall(root)
-        inc_record = time.perf_counter() - t0
-        found = [r["id"] for r in probe(root, "小周 羽毛球", maintenance=True)["top"]]
-        assert cid in found, found
-        (wp50, wp95), (cp50, cp95) = _bench.median_p95(warm), _bench.median_p95(cli)
-        disk = index_bytes(root)
-        print(f"  {size:>7} turns + {size} records   ({_bench.size_line(root)}, index {disk / 1e6:.1f} MB; bulk write {written:.1f} s)")
-        print(f"           index build: core {core:.2f} s + recall {recall_build:.2f} s")
-        print(f"           warm probe p50 {_bench.ms(wp50)}  p95 {_bench.ms(wp95)}   CLI probe p50 {_bench.ms(cp50)}  p95 {_bench.ms(cp95)}")
-        print(f"           CLI imports {imports_total:.1f} ms (of which personal_understanding {imports_ours:.1f} ms)")
-        print(f"           incremental update: new capture {_bench.ms(inc_capture)}, new record {_bench.ms(inc_record)}")
-        print(f"           survey {survey_bytes} bytes   trace {per_trace:.0f} bytes per probe   probe process peak memory {peak:.0f} MB")
-        for label, value in (("warm probe p50", wp50), ("warm probe p95", wp95), ("CLI probe p50", cp50),
-                             ("CLI imports", imports_total / 1000), ("index build (core + recall)", core + recall_build),
-                             ("incremental: new capture", inc_capture), ("incremental: new record", inc_record)):
-            FIGURES.add(label, size, value)
-        FIGURES.add("index on disk", size, disk / 1e6, "MB")
-        FIGURES.add("probe process peak memory", size, peak, "MB")
-        FIGURES.add("trace per probe", size, per_trace / 1e3, "KB")
+def measure(size, tmp):
+    root = os.path.join(tmp, "a")
+    started = time.perf_counter()
+    _bench.build_bulk(root, size)
+    written = time.perf_counter() - started
+    archive_index.forget_cached()
+    recall_index.forget_cached()
+    started = time.perf_counter()
+    archive_index.open_index(root)
+    core = time.perf_counter() - started
+    started = time.perf_counter()
+    recall_index.open_recall(root)
+    recall_build = time.perf_counter() - started
+    before = trace_bytes(root)
+    warm = []
+    for _ in range(3):
+        for q in QUERIES:
+            t0 = time.perf_counter()
+            probe(root, q, maintenance=True)
+            warm.append(time.perf_counter() - t0)
+    per_trace = (trace_bytes(root) - before) / len(warm)
+    survey_bytes = catalog(root, maintenance=True)["bytes"]
+    cli = []
+    for q in QUERIES[:8]:
+        elapsed, proc = _bench.run_cli("retrieve_v2", "--query", q, "--maintenance", root=root)
+        if proc.returncode != 0:
+            raise SystemExit(proc.stdout.decode() + proc.stderr.decode())
+        cli.append(elapsed)
+    imports = [_bench.import_ms("retrieve_v2", "--query", q, "--maintenance", root=root) for q in QUERIES[:3]]
+    imports_total, imports_ours = sorted(imports)[1]
+    peak = float(subprocess.run([sys.executable, "-c", PROBE_PROCESS, str(_bench.SCRIPTS), root, *QUERIES],
+                                capture_output=True, check=True, env=_bench.CLI_ENV).stdout)
+    text = "新来的同事小周居然也喜欢打羽毛球"
+    receipts.preflight(root, text, turn_id="bench-new", tier="full")
+    cid = capture.capture_text(root, text, "bench-new")["capture_id"]
+    t0 = time.perf_counter()
+    recall_index.open_recall(root)
+    inc_capture = time.perf_counter() - t0
+    records.add_record(root, kind="event", title="认识了同事小周", capture_ids=[cid])
+    t0 = time.perf_counter()
+    recall_index.open_recall(root)
+    inc_record = time.perf_counter() - t0
+    found = [r["id"] for r in probe(root, "小周 羽毛球", maintenance=True)["top"]]
+    assert cid in found, found
+    (wp50, wp95), (cp50, cp95) = _bench.median_p95(warm), _bench.median_p95(cli)
+    disk = index_bytes(root)
+    print(f"  {size:>7} turns + {size} records   ({_bench.size_line(root)}, index {disk / 1e6:.1f} MB; bulk write {written:.1f} s)")
+    print(f"           index build: core {core:.2f} s + recall {recall_build:.2f} s")
+    print(f"           warm probe p50 {_bench.ms(wp50)}  p95 {_bench.ms(wp95)}   CLI probe p50 {_bench.ms(cp50)}  p95 {_bench.ms(cp95)}")
+    print(f"           CLI imports {imports_total:.1f} ms (of which personal_understanding {imports_ours:.1f} ms)")
+    print(f"           incremental update: new capture {_bench.ms(inc_capture)}, new record {_bench.ms(inc_record)}")
+    print(f"           survey {survey_bytes} bytes   trace {per_trace:.0f} bytes per probe   probe process peak memory {peak:.0f} MB")
+    for label, value in (("warm probe p50", wp50), ("warm probe p95", wp95), ("CLI probe p50", cp50),
+                         ("CLI imports", imports_total / 1000), ("index build (core + recall)", core + recall_build),
+                         ("incremental: new capture", inc_capture), ("incremental: new record", inc_record)):
+        FIGURES.add(label, size, value)
+    FIGURES.add("index on disk", size, disk / 1e6, "MB")
+    FIGURES.add("probe process peak memory", size, peak, "MB")
+    FIGURES.add("trace per probe", size, per_trace / 1e3, "KB")
 
 
 def main():
-    sizes = _bench.sizes_from_argv([1000, 10000])
-    print(f"recall benchmark ({_bench.disk_note()}); {len(QUERIES)} queries x 3 warm, 8 CLI runs")
-    print(f"  bare interpreter start: {_bench.ms(_bench.interpreter_start())}")
-    for size in sizes:
-        measure(size)
-    FIGURES.print()
-    return 0
+    return _bench.run_sizes("recall", measure, FIGURES, f"; {len(QUERIES)} queries x 3 warm, 8 CLI runs", cli=True)
 
 
 if __name__ == "__main__":
