@@ -142,15 +142,24 @@ def fsync_dir(directory):
         os.close(fd)
 
 
-def _temp_beside(path):
-    """A new, exclusive temp file in the target's directory: (fd, name)."""
+def _temp_beside(path, dir_fd=None):
+    """A new, exclusive temp file in the target's directory: (fd, name).
+
+    With dir_fd, `path` is a name in that open folder, and so is the temp file's."""
     for _ in range(100):
         name = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.urandom(6).hex()}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY
         try:
-            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, FILE_MODE), name
+            fd = os.open(name, flags, FILE_MODE) if dir_fd is None else os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
+            return fd, name
         except FileExistsError:
             continue
     raise OSError(errno.EEXIST, "no free temporary name", path)
+
+
+def _write_once_refused(path):
+    return PuError("ALREADY_EXISTS", f"{path} already exists and is write-once",
+                   "Use a new id; stored captures are never replaced.")
 
 
 def _write_all(fd, data):
@@ -408,8 +417,7 @@ def write_once(root, path, data, sync=True, folders=None):
         try:
             os.link(tmp, target)  # atomic and exclusive: fails if the target exists
         except FileExistsError:
-            raise PuError("ALREADY_EXISTS", f"{target} already exists and is write-once",
-                          "Use a new id; stored captures are never replaced.") from None
+            raise _write_once_refused(target) from None
         except (AttributeError, NotImplementedError, PermissionError):
             _exclusive_create(target, data)
 
@@ -477,16 +485,7 @@ class Folders:
         tmp = dfd = None
         try:
             dfd = self._folder(root, folder)
-            for _ in range(100):
-                name = f".{leaf}.{os.urandom(6).hex()}.tmp"
-                try:
-                    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd=dfd)
-                    break
-                except FileExistsError:
-                    continue
-            else:
-                raise OSError(errno.EEXIST, "no free temporary name", str(path))
-            tmp = name
+            fd, tmp = _temp_beside(leaf, dir_fd=dfd)
             try:
                 _write_all(fd, data)
             finally:
@@ -494,8 +493,7 @@ class Folders:
             try:
                 os.link(tmp, leaf, src_dir_fd=dfd, dst_dir_fd=dfd)  # exclusive, as in write_once
             except FileExistsError:
-                raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once",
-                              "Use a new id; stored captures are never replaced.") from None
+                raise _write_once_refused(path) from None
             except (NotImplementedError, PermissionError):  # no hard links here: the plain way
                 os.unlink(tmp, dir_fd=dfd)
                 tmp = None
@@ -515,7 +513,7 @@ def _exclusive_create(path, data):
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, FILE_MODE)
     except FileExistsError:
-        raise PuError("ALREADY_EXISTS", f"{path} already exists and is write-once", "Use a new id.") from None
+        raise _write_once_refused(path) from None
     try:
         _write_all(fd, data)
         os.fsync(fd)
