@@ -416,6 +416,19 @@ class ArchiveIndex:
         return self.db.execute("SELECT seq, key FROM changes WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
 
 
+IN_LIMIT = 900  # values per IN list, under SQLite's limit on bound parameters
+
+
+def rows_in(db, sql, values, before=()):
+    """Rows of `sql` over `values`, asked IN_LIMIT at a time: `{marks}` in `sql` stands for their
+    placeholders; `before` are parameters that come ahead of them."""
+    values, rows = list(values), []
+    for i in range(0, len(values), IN_LIMIT):
+        chunk = values[i:i + IN_LIMIT]
+        rows += db.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), [*before, *chunk]).fetchall()
+    return rows
+
+
 def connect(root, path):
     """A connection to a derived SQLite file under views/ (None: in memory). Autocommit; BEGIN where needed.
 

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from . import archive, config, importers, paths, storage, timeutil
-from .archive_index import open_index
+from .archive_index import open_index, rows_in
 from .capture import capture_payload, captured_event
 from .errors import PuError
 from .tiers import check_capacity
@@ -56,12 +56,8 @@ def _instant(occurred_at):
 
 
 def _known(index, sql, keys, args=()):
-    """Rows of `sql` (ending in `IN`) over `keys`, asked in chunks under SQLite's parameter limit."""
-    keys, rows = sorted(set(keys)), []
-    for i in range(0, len(keys), 900):
-        chunk = keys[i:i + 900]
-        rows += index.db.execute(f"{sql} ({','.join('?' * len(chunk))}) ORDER BY rowid", list(args) + chunk).fetchall()
-    return rows
+    """Rows of `sql` (ending in `IN`) over `keys`, in the order the captures were registered (per chunk)."""
+    return rows_in(index.db, sql + " ({marks}) ORDER BY rowid", sorted(set(keys)), args)
 
 
 def _leftovers(root, wanted):

@@ -5,6 +5,7 @@ and the problems its line had when it was read.
 """
 
 from . import timeutil
+from .archive_index import rows_in
 from .errors import Problem
 from .verified import key
 
@@ -101,8 +102,7 @@ def check_followups(snap):
         if isinstance(item.get("id"), str):
             latest[item["id"]] = (line, item)
     cited = sorted({key(item.get("capture_id")) for _l, item in latest.values() if item.get("capture_id")})
-    known = {row[0] for i in range(0, len(cited), 900) for row in snap.state.rows(
-        f"SELECT cid FROM v_captures WHERE cid IN ({','.join('?' * len(cited[i:i + 900]))})", cited[i:i + 900])}
+    known = {row[0] for row in rows_in(snap.state.db, "SELECT cid FROM v_captures WHERE cid IN ({marks})", cited)}
     now = timeutil.now()
     for fid, (line, item) in sorted(latest.items()):
         where = "memory/v2/followups.jsonl"

@@ -15,6 +15,7 @@ import stat
 
 from . import archive, paths, storage, verified
 from .errors import Problem
+from .archive_index import rows_in
 from .verified import LIVE
 from .textinput import sha256_hex
 
@@ -165,21 +166,15 @@ def check_ledger_closure(snap):
 def check_receipts(snap):
     out = snap.state.stored("receipts")
     state = snap.state
-    gone, found = sorted(snap.captures()[1]), []
-    for i in range(0, len(gone), 900):
-        chunk = gone[i:i + 900]
-        found += state.rows(f"SELECT line, turn, cid FROM v_captures WHERE turn IS NOT NULL AND cid IN "
-                            f"({','.join('?' * len(chunk))})", chunk)
+    found = rows_in(state.db, "SELECT line, turn, cid FROM v_captures WHERE turn IS NOT NULL AND cid IN ({marks})",
+                    sorted(snap.captures()[1]))
     missing = {}
     for _line, turn, cid in sorted(found):
         missing.setdefault(turn, []).append(verified.label(cid))
-    turns = sorted(missing)
-    for i in range(0, len(turns), 900):
-        chunk = turns[i:i + 900]
-        for turn, line in state.rows(f"SELECT turn, line FROM v_receipts WHERE turn IN ({','.join('?' * len(chunk))}) "
-                                     "ORDER BY turn", chunk):
-            out.append(Problem("error", "RECEIPT_CAPTURE_MISSING", "memory/v2/receipts.jsonl", line,
-                               f"turn {verified.label(turn)}'s capture {', '.join(missing[turn])} is missing from sources/"))
+    for turn, line in rows_in(state.db, "SELECT turn, line FROM v_receipts WHERE turn IN ({marks}) ORDER BY turn",
+                              sorted(missing)):
+        out.append(Problem("error", "RECEIPT_CAPTURE_MISSING", "memory/v2/receipts.jsonl", line,
+                           f"turn {verified.label(turn)}'s capture {', '.join(missing[turn])} is missing from sources/"))
     for turn, line in state.rows("SELECT turn, line FROM v_receipts WHERE uncaptured = 1 ORDER BY turn"):
         out.append(Problem("warning", "TURN_NOT_CAPTURED", "memory/v2/receipts.jsonl", line,
                            f"turn {verified.label(turn)} required a capture and has none"))

@@ -29,7 +29,7 @@ import stat
 import time
 
 from . import paths, schema, storage
-from .archive_index import connect, disk_refusal
+from .archive_index import connect, disk_refusal, rows_in
 from .errors import Problem, PuError
 
 VERSION = "1"  # of the tables below: another value starts them over
@@ -303,12 +303,7 @@ class State:
 
     def registered(self, rels):
         """The ones of these paths that a capture was registered at."""
-        rels, out = sorted(rels), set()
-        for i in range(0, len(rels), 900):
-            chunk = rels[i:i + 900]
-            out.update(r[0] for r in self.db.execute(
-                f"SELECT path FROM v_captures WHERE path IN ({','.join('?' * len(chunk))})", chunk))
-        return out
+        return {r[0] for r in rows_in(self.db, "SELECT path FROM v_captures WHERE path IN ({marks})", sorted(rels))}
 
     def captures(self):
         """(problems of capture files, ids of captures whose file is gone), hashing the files that changed."""

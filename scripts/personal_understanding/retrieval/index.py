@@ -18,7 +18,7 @@ import re
 import sqlite3
 
 from .. import archive_index, schema
-from ..archive_index import open_index
+from ..archive_index import open_index, rows_in
 from ..capture import read_capture
 from ..errors import PuError
 from ..patterns import Lazy
@@ -439,13 +439,7 @@ class RecallIndex:
 
     def _term_ids(self, terms):
         """{term: id} of the indexed terms among `terms` (postings name a term by its id)."""
-        terms = list(terms)
-        out = {}
-        for i in range(0, len(terms), 900):
-            chunk = terms[i:i + 900]
-            out.update((t, n) for n, t in self.db.execute(
-                f"SELECT id, term FROM rterms WHERE term IN ({','.join('?' * len(chunk))})", chunk))
-        return out
+        return {t: n for n, t in rows_in(self.db, "SELECT id, term FROM rterms WHERE term IN ({marks})", terms)}
 
     def postings(self, terms, within=None):
         """{term: [(doc, tf)]} for the given terms (only for documents in `within`, when given)."""
@@ -453,19 +447,14 @@ class RecallIndex:
         ids = self._term_ids(terms)
         if not ids:
             return out
-        named = {n: t for t, n in ids.items()}
-        marks = ",".join("?" * len(named))
         if within is None:  # a term at a time: the rows come as they are returned, (doc, tf) in doc order
             for term, n in ids.items():
                 out[term] = self.db.execute("SELECT doc, tf FROM rpost WHERE term=?", (n,)).fetchall()
             return out
-        docs = list(within)
-        for i in range(0, len(docs), 900):
-            chunk = docs[i:i + 900]
-            dmarks = ",".join("?" * len(chunk))
-            for term, doc, tf in self.db.execute(
-                    f"SELECT term, doc, tf FROM rpost WHERE term IN ({marks}) AND doc IN ({dmarks})", list(named) + chunk):
-                out[named[term]].append((doc, tf))
+        named = {n: t for t, n in ids.items()}
+        sql = f"SELECT term, doc, tf FROM rpost WHERE term IN ({','.join('?' * len(named))}) AND doc IN ({{marks}})"
+        for term, doc, tf in rows_in(self.db, sql, within, list(named)):
+            out[named[term]].append((doc, tf))
         return out
 
     def densest(self, term, limit):
@@ -479,22 +468,15 @@ class RecallIndex:
         for doc in sorted(docs):
             row = self.db.execute("SELECT terms FROM rdocs WHERE doc=?", (doc,)).fetchone()
             ids = [int(t) for t in (row[0] or "").split()] if row else []
-            for i in range(0, len(ids), 900):
-                chunk = ids[i:i + 900]
-                out += self.db.execute(
-                    f"SELECT t.term, p.doc, p.tf FROM rpost p JOIN rterms t ON t.id = p.term "
-                    f"WHERE p.doc=? AND p.term IN ({','.join('?' * len(chunk))})", [doc] + chunk).fetchall()
+            out += rows_in(self.db, "SELECT t.term, p.doc, p.tf FROM rpost p JOIN rterms t ON t.id = p.term "
+                                    "WHERE p.doc=? AND p.term IN ({marks})", ids, [doc])
         out.sort(key=lambda r: (r[1], r[0]))
         return out
 
     def _rows_in(self, column, values):
         """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""
-        values = list(values)
-        for i in range(0, len(values), 900):
-            chunk = values[i:i + 900]
-            marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({marks})", chunk):
-                yield dict(zip(DOC_FIELDS, row))
+        for row in rows_in(self.db, f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({{marks}})", values):
+            yield dict(zip(DOC_FIELDS, row))
 
     def docs(self, doc_ids):
         """{doc: row} (rows are shared with later calls: read them, never change them)."""
@@ -532,14 +514,8 @@ class RecallIndex:
 
     def entities_named(self, names):
         """[(entity, alias)] for entities whose name or alias is exactly one of `names`."""
-        names = [normalize_word(n) for n in names]
-        out = []
-        for i in range(0, len(names), 900):
-            chunk = names[i:i + 900]
-            marks = ",".join("?" * len(chunk))
-            out += self.db.execute(f"SELECT entity, alias FROM raliases WHERE alias IN ({marks}) ORDER BY entity, alias",
-                                   chunk).fetchall()
-        return out
+        return rows_in(self.db, "SELECT entity, alias FROM raliases WHERE alias IN ({marks}) ORDER BY entity, alias",
+                       [normalize_word(n) for n in names])
 
     def alias_hits(self, query):
         """{entity_id: [aliases]} for entity names and aliases that occur in the query."""
@@ -547,12 +523,9 @@ class RecallIndex:
         spans = {norm[i:j] for i in range(len(norm)) for j in range(i + 1, min(len(norm), i + 12) + 1)}
         spans = [s for s in spans if s.strip() == s and s]
         hits = {}
-        for i in range(0, len(spans), 900):
-            chunk = spans[i:i + 900]
-            marks = ",".join("?" * len(chunk))
-            for alias, entity in self.db.execute(f"SELECT alias, entity FROM raliases WHERE alias IN ({marks})", chunk):
-                if latin_boundary_ok(norm, alias):
-                    hits.setdefault(entity, []).append(alias)
+        for alias, entity in rows_in(self.db, "SELECT alias, entity FROM raliases WHERE alias IN ({marks})", spans):
+            if latin_boundary_ok(norm, alias):
+                hits.setdefault(entity, []).append(alias)
         return hits
 
 
