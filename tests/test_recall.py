@@ -367,3 +367,29 @@ class IndexLifecycleTest(RecallTest):
         for p in paths.views_dir(self.root).iterdir():
             p.unlink()
         self.assertIn(cid, self.top_ids(self.probe("蛋挞")))
+
+    def test_each_posting_is_kept_once_and_matches_its_documents_row(self):
+        def postings_agree(recall):
+            rows = recall.db.execute("SELECT t.term, p.doc, p.tf FROM rpost p JOIN rterms t ON t.id = p.term").fetchall()
+            docs = [d for (d,) in recall.db.execute("SELECT doc FROM rdocs")]
+            self.assertEqual(sorted(rows, key=lambda r: (r[1], r[0])), recall.doc_terms(docs))
+            return rows, docs
+
+        # A title counts twice and a sub-word half: weights other than 1 go through the row's packed list too.
+        cid = self.say("周末去游泳馆游泳")
+        sid = records.add_record(self.root, kind="state", title="游泳馆年卡", summary="在游泳馆办了年卡",
+                                 capture_ids=[cid])["id"]
+        recall = open_recall(self.root)
+        rows, docs = postings_agree(recall)
+        self.assertTrue(any(tf != 1.0 for _t, _d, tf in rows))
+        self.assertEqual(recall.postings(["游泳"])["游泳"], recall.postings(["游泳"], within=set(docs))["游泳"])
+        dense = recall.densest("游泳", 5)  # densest first: where 游泳 weighs most for its length
+        lengths = {doc: row["length"] for doc, row in recall.docs([d for d, _tf in dense]).items()}
+        weights = [tf / max(lengths[d], 1) for d, tf in dense]
+        self.assertEqual(weights, sorted(weights, reverse=True))
+        # Re-indexed after its stored length was changed under it, a document still leaves no posting behind.
+        recall.db.execute("UPDATE rdocs SET length = length + 3 WHERE key=?", ("r:" + sid,))
+        recall.db.commit()
+        records.update_state(self.root, id=sid, capture_ids=[self.say("游泳馆的年卡退掉了")], title="退了游泳馆年卡")
+        postings_agree(open_recall(self.root))
+        self.assertIn(sid, self.top_ids(self.probe("退了游泳馆年卡")))

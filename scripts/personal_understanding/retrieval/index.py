@@ -25,7 +25,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "10"
+RECALL_VERSION = "11"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
@@ -61,8 +61,8 @@ CREATE TABLE IF NOT EXISTS rdocs (
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
-CREATE TABLE IF NOT EXISTS rpost (term INTEGER, doc INTEGER, tf REAL, density REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rpost_density ON rpost(term, density DESC, doc);
+CREATE TABLE IF NOT EXISTS rpost (term INTEGER, density REAL, doc INTEGER, tf REAL,
+    PRIMARY KEY (term, density DESC, doc)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rterms (id INTEGER PRIMARY KEY, term TEXT UNIQUE, df INTEGER);
 CREATE TABLE IF NOT EXISTS rstats (channel TEXT PRIMARY KEY, n INTEGER, total REAL);
 CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TEXT) WITHOUT ROWID;
@@ -165,7 +165,9 @@ class RecallIndex:
         self.db = archive_index.db
         columns = [r[1] for r in self.db.execute("PRAGMA table_info(rdocs)")]
         vocabulary = [r[1] for r in self.db.execute("PRAGMA table_info(rterms)")]
-        if (columns and columns != list(DOC_FIELDS) + ["ngrams", "terms"]) or (vocabulary and "id" not in vocabulary):
+        postings = self.db.execute("SELECT sql FROM sqlite_master WHERE name='rpost'").fetchone()
+        if (columns and columns != list(DOC_FIELDS) + ["ngrams", "terms"]) or (vocabulary and "id" not in vocabulary) \
+                or (postings and "density DESC, doc" not in postings[0]):
             # an older layout: derived, so start over
             for table in _TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -346,10 +348,11 @@ class RecallIndex:
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
             " episode, fidelity, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False), " ".join(str(ids[t]) for t in terms)))
+            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False),
+                             _pack_terms((ids[t], tf) for t, tf in terms.items())))
         doc = cur.lastrowid
         self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?, ?)",
-                            [(ids[t], doc, tf, tf / max(length, 1)) for t, tf in terms.items()])
+                            [(ids[t], _density(tf, length), doc, tf) for t, tf in terms.items()])
         self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
                         (meta[0], length, length))
         if meta[16]:
@@ -397,8 +400,12 @@ class RecallIndex:
         if speaker:
             self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
             self.db.execute("DELETE FROM rspeakers WHERE n <= 0")
-        ids = [(int(t),) for t in (ids or "").split()]
-        self.db.executemany("DELETE FROM rpost WHERE term=? AND doc=?", [(t, doc) for (t,) in ids])
+        pairs = _unpack_terms(ids)
+        gone = self.db.executemany("DELETE FROM rpost WHERE term=? AND density=? AND doc=?",
+                                   [(t, _density(tf, length), doc) for t, tf in pairs]).rowcount
+        if pairs and gone != len(pairs):  # a posting not where its weights put it: find it by term and document
+            self.db.executemany("DELETE FROM rpost WHERE term=? AND doc=?", [(t, doc) for t, _tf in pairs])
+        ids = [(t,) for t, _tf in pairs]
         self.db.executemany("UPDATE rterms SET df = df - 1 WHERE id=?", ids)
         self.db.executemany("DELETE FROM rterms WHERE id=? AND df <= 0", ids)
         self.db.execute("DELETE FROM rdocs WHERE doc=?", (doc,))
@@ -447,36 +454,38 @@ class RecallIndex:
         ids = self._term_ids(terms)
         if not ids:
             return out
-        if within is None:  # a term at a time: the rows come as they are returned, (doc, tf) in doc order
+        if within is None:  # a term at a time, (doc, tf) in doc order (the table keeps them densest first)
             for term, n in ids.items():
-                out[term] = self.db.execute("SELECT doc, tf FROM rpost WHERE term=?", (n,)).fetchall()
+                out[term] = sorted(self.db.execute("SELECT doc, tf FROM rpost WHERE term=?", (n,)).fetchall())
             return out
-        named = {n: t for t, n in ids.items()}
-        sql = f"SELECT term, doc, tf FROM rpost WHERE term IN ({','.join('?' * len(named))}) AND doc IN ({{marks}})"
-        for term, doc, tf in rows_in(self.db, sql, within, list(named)):
-            out[named[term]].append((doc, tf))
+        # Read off the documents' rows (scoring fetches those rows next: they come from the row cache then).
+        keys = [(f" {n}", term) for term, n in ids.items()]
+        for doc, row in sorted(self.docs(within).items()):
+            packed = f" {row['terms'] or ''} "
+            for key, term in keys:
+                tf = _weight_in(packed, key)
+                if tf is not None:
+                    out[term].append((doc, tf))
         return out
 
     def densest(self, term, limit):
         """The documents where a term weighs most for their length: [(doc, tf)] (read in that order off an index)."""
-        return self.db.execute("SELECT doc, tf FROM rpost INDEXED BY rpost_density WHERE term=(SELECT id FROM rterms "
-                               "WHERE term=?) ORDER BY density DESC, doc LIMIT ?", (term, limit)).fetchall()
+        return self.db.execute("SELECT doc, tf FROM rpost WHERE term=(SELECT id FROM rterms WHERE term=?) "
+                               "ORDER BY density DESC, doc LIMIT ?", (term, limit)).fetchall()
 
     def doc_terms(self, docs):
         """[(term, doc, tf)] of every term the given documents are indexed under, by document and term."""
-        out = []
-        for doc in sorted(docs):
-            row = self.db.execute("SELECT terms FROM rdocs WHERE doc=?", (doc,)).fetchone()
-            ids = [int(t) for t in (row[0] or "").split()] if row else []
-            out += rows_in(self.db, "SELECT t.term, p.doc, p.tf FROM rpost p JOIN rterms t ON t.id = p.term "
-                                    "WHERE p.doc=? AND p.term IN ({marks})", ids, [doc])
+        packed = rows_in(self.db, "SELECT doc, terms FROM rdocs WHERE doc IN ({marks})", sorted(docs))
+        pairs = [(doc, n, tf) for doc, text in packed for n, tf in _unpack_terms(text)]
+        names = dict(rows_in(self.db, "SELECT id, term FROM rterms WHERE id IN ({marks})", sorted({n for _d, n, _tf in pairs})))
+        out = [(names[n], doc, tf) for doc, n, tf in pairs if n in names]
         out.sort(key=lambda r: (r[1], r[0]))
         return out
 
     def _rows_in(self, column, values):
         """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""
         for row in rows_in(self.db, f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({{marks}})", values):
-            yield dict(zip(DOC_FIELDS, row))
+            yield dict(zip(_ROW_FIELDS, row))
 
     def docs(self, doc_ids):
         """{doc: row} (rows are shared with later calls: read them, never change them)."""
@@ -497,11 +506,11 @@ class RecallIndex:
     def doc_for_key(self, key):
         row = self.db.execute(
             f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE key=?", (key,)).fetchone()
-        return dict(zip(DOC_FIELDS, row)) if row else None
+        return dict(zip(_ROW_FIELDS, row)) if row else None
 
     def docs_where(self, sql, args=(), limit=None):
         tail = f" LIMIT {int(limit)}" if limit else ""
-        return [dict(zip(DOC_FIELDS, row)) for row in self.db.execute(
+        return [dict(zip(_ROW_FIELDS, row)) for row in self.db.execute(
             f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)]
 
     def docs_by_key(self, keys):
@@ -532,7 +541,40 @@ class RecallIndex:
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
               "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "own", "speaker", "title")
-_DOC_COLUMNS = ", ".join(DOC_FIELDS)
+_ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
+_DOC_COLUMNS = ", ".join(_ROW_FIELDS)
+
+
+def _density(tf, length):
+    """How much a term weighs for its document's length: the order of a term's postings (densest first)."""
+    return tf / max(length, 1)
+
+
+def _pack_terms(pairs):
+    """A document's terms as the index keeps them in its row: "id" for a weight of 1, else "id:weight"."""
+    return " ".join(str(n) if tf == 1.0 else f"{n}:{tf!r}" for n, tf in pairs)
+
+
+def _weight_in(packed, key):
+    """The weight of one term (key " <id>") in a document's packed terms (" " on both ends); None if absent."""
+    at = packed.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if packed[end] == " ":
+            return 1.0
+        if packed[end] == ":":
+            return float(packed[end + 1:packed.index(" ", end)])
+        at = packed.find(key, end)  # a longer id that starts with the same digits
+    return None
+
+
+def _unpack_terms(text):
+    """[(term id, weight)] of a document's row (the weights exactly as indexed)."""
+    out = []
+    for part in (text or "").split():
+        n, _sep, tf = part.partition(":")
+        out.append((int(n), float(tf) if tf else 1.0))
+    return out
 
 
 def latin_boundary_ok(text, alias):
