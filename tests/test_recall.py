@@ -393,3 +393,19 @@ class IndexLifecycleTest(RecallTest):
         records.update_state(self.root, id=sid, capture_ids=[self.say("游泳馆的年卡退掉了")], title="退了游泳馆年卡")
         postings_agree(open_recall(self.root))
         self.assertIn(sid, self.top_ids(self.probe("退了游泳馆年卡")))
+
+    def test_an_index_of_an_older_layout_is_rebuilt_on_open(self):
+        # The postings layout before RECALL_VERSION 11: by term and document, with a separate index by weight.
+        cid = self.say("周末去游泳馆游泳")
+        db = open_recall(self.root).db
+        db.executescript("DROP TABLE rpost;"
+                         "CREATE TABLE rpost (term INTEGER, doc INTEGER, tf REAL, density REAL, PRIMARY KEY (term, doc)) WITHOUT ROWID;"
+                         "CREATE INDEX rpost_density ON rpost(term, density DESC, doc);")
+        from personal_understanding import archive_index
+        from personal_understanding.retrieval import index as recall_index
+        archive_index.forget_cached()
+        recall_index.forget_cached()
+        self.assertIn(cid, self.top_ids(self.probe("游泳馆")))
+        db = open_recall(self.root).db
+        self.assertIn("density DESC, doc", db.execute("SELECT sql FROM sqlite_master WHERE name='rpost'").fetchone()[0])
+        self.assertIsNone(db.execute("SELECT name FROM sqlite_master WHERE name='rpost_density'").fetchone())
