@@ -475,8 +475,8 @@ class RecallIndex:
 
     def doc_terms(self, docs):
         """[(term, doc, tf)] of every term the given documents are indexed under, by document and term."""
-        packed = rows_in(self.db, "SELECT doc, terms FROM rdocs WHERE doc IN ({marks})", sorted(docs))
-        pairs = [(doc, n, tf) for doc, text in packed for n, tf in _unpack_terms(text)]
+        rows = self.docs(docs)  # (the rows a query scored: from the row cache)
+        pairs = [(doc, n, tf) for doc in sorted(rows) for n, tf in _unpack_terms(rows[doc]["terms"])]
         names = dict(rows_in(self.db, "SELECT id, term FROM rterms WHERE id IN ({marks})", sorted({n for _d, n, _tf in pairs})))
         out = [(names[n], doc, tf) for doc, n, tf in pairs if n in names]
         out.sort(key=lambda r: (r[1], r[0]))

@@ -142,9 +142,7 @@ def feedback_terms(recall, scored, terms, total):
     top = [doc for doc, _score in sorted(scored.items(), key=lambda kv: -kv[1])[:FEEDBACK_DOCS]]
     if not top or not FEEDBACK_TERMS:
         return {}
-    marks = ",".join("?" * len(top))
-    lengths = {doc: length or 1.0 for doc, length in recall.db.execute(
-        f"SELECT doc, length FROM rdocs WHERE doc IN ({marks})", top)}
+    lengths = {doc: row["length"] or 1.0 for doc, row in recall.docs(top).items()}
     weight = {}
     for term, doc, tf in recall.doc_terms(top):
         if term in terms or tf < 1.0 or (len(term) == 1 and ord(term) > 0x2e7f):
