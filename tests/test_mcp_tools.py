@@ -213,6 +213,37 @@ class FullProfileTest(ArchiveTest):
         self.assertEqual(missing, [], "tools never called")
         self.assertEqual(client.cli_wording(), [], "MCP replies name CLI flags or scripts")
 
+    def test_forgetting_attachments_keeps_shared_bytes_until_the_last_goes(self):
+        client = Client(self, "all")
+        call = client.call
+        drop = Path(self.root, "imports")
+        drop.mkdir()
+        (drop / "scan.txt").write_bytes(b"lab results 2026: all clear")
+        (drop / "copy.txt").write_bytes(b"lab results 2026: all clear")
+        call("personal_init_archive", {})
+        call("personal_preflight_turn", {"text": PERSONAL_EN, "turn_id": "t1"})
+        first = call("personal_capture_attachment", {"file": str(drop / "scan.txt"), "turn_id": "t1"})["capture_id"]
+        second = call("personal_capture_attachment", {"file": str(drop / "copy.txt"), "turn_id": "t1"})["capture_id"]
+        blobs = [p for p in Path(self.root, "sources", "attachments").rglob("*") if p.is_file()]
+        self.assertEqual(len(blobs), 1, "the same bytes are kept once")
+
+        dry = call("personal_forget", {"id": first}, "dry run")
+        self.assertNotIn("attachment_bytes", dry, "the other attachment still needs the bytes")
+        call("personal_forget", {"id": first, "confirm": True}, "first")
+        self.assertTrue(blobs[0].exists(), "bytes another attachment holds were deleted")
+        call("personal_verify_quote", {"capture_id": second, "quote": "all clear"}, "bytes are not words",
+             error="CAPTURE_NOT_TEXT")
+        kept = call("personal_retrieve", {"level": "deep", "ids": [second], "maintenance": True}, "survivor")
+        self.assertEqual(kept["items"][0]["verbatim"][0]["blob"], blobs[0].relative_to(self.root).as_posix())
+
+        gone = call("personal_forget", {"id": second, "confirm": True}, "last")
+        self.assertEqual(gone["attachment_bytes"], blobs[0].relative_to(self.root).as_posix())
+        self.assertFalse(blobs[0].exists())
+        held = [p for p in Path(self.root).rglob("*") if p.is_file() and b"lab results 2026" in p.read_bytes()
+                and "imports" not in p.parts]
+        self.assertEqual(held, [])
+        call("personal_validate", {}, "clean after")
+
     def test_schemas_describe_real_fields(self):
         server = mcp_server.Server(self.root, log=io.StringIO(), tools="all")
         for tool in server.tool_definitions():

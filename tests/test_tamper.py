@@ -77,3 +77,20 @@ class TamperTest(ArchiveTest):
         report = validate.validate(self.root)
         self.assertEqual(report["status"], "failed")
         self.assertIn(f"{self.path}: CAPTURE_HASH_MISMATCH", "\n".join(report["problems"]))
+
+    def test_an_attachment_pointed_at_bytes_elsewhere_is_reported_not_followed(self):
+        original = Path(self.tmp, "scan.pdf")
+        original.write_bytes(b"%PDF scan of the lease")
+        att = capture.capture_attachment(self.root, original, "t1")
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+        doc_path = Path(self.root, att["path"])
+        doc = json.loads(doc_path.read_text(encoding="utf-8"))
+        Path(self.root, att["blob"]).unlink()  # the archive's own bytes are gone; an identical copy sits outside
+        doc["blob"] = str(original)
+        doc_path.write_text(json.dumps(doc), encoding="utf-8")
+        report = validate.validate(self.root)
+        self.assertEqual(report["status"], "failed")
+        self.assertIn(f"{att['path']}: CAPTURE_HASH_MISMATCH", "\n".join(report["problems"]))
+        with self.assertRaises(Exception) as ctx:  # and a quote is never checked against it
+            verify_quote(self.root, att["capture_id"], "lease")
+        self.assertEqual(getattr(ctx.exception, "code", None), "CAPTURE_NOT_TEXT")

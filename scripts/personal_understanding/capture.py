@@ -265,7 +265,12 @@ def checked_text(root, relpath, expected_sha):
     Every read that serves words as the user's own goes through here: one file,
     one hash. A changed file raises CAPTURE_TAMPERED; its text is never served.
     """
-    text = read_capture(root, relpath).get("text")
+    doc = read_capture(root, relpath)
+    if doc.get("kind") == "attachment":
+        raise PuError("CAPTURE_NOT_TEXT", f"{relpath} is an attachment: it keeps bytes, not words to quote",
+                      "Quote and cite the user's text captures; an attachment's derived text (OCR, transcript) is a "
+                      "record of its own, not the user's words.", {"path": relpath})
+    text = doc.get("text")
     if not isinstance(text, str) or sha256_hex(text.encode("utf-8", "surrogatepass")) != expected_sha:
         raise PuError("CAPTURE_TAMPERED", f"{relpath} no longer matches the SHA-256 registered when it was saved",
                       "Its words are not served as the user's. Run {cmd:validate_memory}; restore the file from a "

@@ -132,7 +132,7 @@ def plan(root, item_id, again=False):
             if fu.get("capture_id") == item_id and fu.get("status") == "open":
                 stone["closed_followups"].append(fu["id"])
         if cap.get("kind") == "attachment":
-            shared = index.count("SELECT COUNT(*) FROM captures WHERE utf8_sha256=? AND capture_id != ? AND status != 'forgotten'",
+            shared = index.count("SELECT COUNT(*) FROM captures WHERE sha256=? AND capture_id != ? AND status != 'forgotten'",
                                  (cap.get("utf8_sha256"), item_id))
             if not shared:
                 stone["blob"] = paths.attachment_relpath(cap.get("utf8_sha256"))

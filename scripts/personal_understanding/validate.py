@@ -14,7 +14,7 @@ import os
 import stat
 
 from . import archive, paths, storage, verified
-from .errors import Problem
+from .errors import Problem, PuError
 from .archive_index import rows_in
 from .verified import LIVE
 from .textinput import sha256_hex
@@ -67,8 +67,14 @@ def check_capture(root, cid, line, relpath, expected, walked=False):
     except (ValueError, UnicodeDecodeError):
         return Problem("error", "CAPTURE_UNREADABLE", where, None, f"capture {cid} is not valid JSON"), None
     if doc.get("kind") == "attachment":
-        blob = os.path.join(root, doc.get("blob") or "")
-        actual = sha256_hex(open(blob, "rb").read()) if os.path.isfile(blob) else None
+        try:  # the bytes live at the one path their registered hash names; a document naming another is changed
+            blob = paths.inside_root(root, doc.get("blob")) if doc.get("blob") == paths.attachment_relpath(expected) else None
+        except PuError:
+            blob = None
+        if blob is None:
+            return Problem("error", "CAPTURE_HASH_MISMATCH", relpath, None,
+                           f"attachment {cid} names bytes at {doc.get('blob')!r}, not where its SHA-256 keeps them"), None
+        actual = sha256_hex(blob.read_bytes()) if blob.is_file() else None
         if actual is None:
             return Problem("error", "ATTACHMENT_MISSING", doc.get("blob") or where, None, f"bytes of attachment {cid} are missing"), None
         if actual != expected or doc.get("sha256") != expected:

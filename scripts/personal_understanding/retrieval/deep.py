@@ -102,7 +102,8 @@ def verify_quote(root, capture_id, quote):
         if exc.code != "CAPTURE_TAMPERED":
             raise
         return dict(tampered_note(row["path"]), capture_id=capture_id, found=False, offsets=[],
-                    utf8_sha256=row.get("utf8_sha256"))
+                    utf8_sha256=row.get("utf8_sha256"), captured_at=row.get("captured_at"),
+                    occurred_at=row.get("occurred_at"))
     offsets, at = [], text.find(quote)
     while at >= 0:
         offsets.append([at, at + len(quote)])

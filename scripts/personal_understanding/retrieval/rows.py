@@ -81,6 +81,8 @@ def capture_row(ai, capture_id, terms=()):
         text = ""
         if exc.code == "CAPTURE_TAMPERED":
             fidelity, extra = "tampered", tampered_note(row["path"])
+        elif exc.code == "CAPTURE_NOT_TEXT":
+            fidelity = "attachment"
     except KeyError:
         text = ""
     out = {
