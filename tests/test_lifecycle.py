@@ -171,6 +171,21 @@ class ForgetTest(Base):
         self.assertEqual(probe(self.root, "心理医生", maintenance=True)["top"], [])
         self.assertFalse(paths.staging_dir(self.root).exists() and os.listdir(paths.staging_dir(self.root)))
 
+    def test_a_forgotten_attachment_stays_forgotten_through_a_restore_and_the_dry_run_says_so(self):
+        scan = Path(self.tmp, "scan.txt")
+        scan.write_bytes(b"biopsy report: benign")
+        att = capture.capture_attachment(self.root, scan, "t1")
+        outside = Path(self.tmp, "usb-copy.zip")
+        outside.write_bytes(Path(backup.backup_archive(self.root)["snapshot"]).read_bytes())
+        forget.forget(self.root, att["capture_id"], confirm=True)
+        dry = restore.restore_archive(self.root, outside)
+        self.assertEqual(dry["stays_forgotten"], [att["capture_id"]])
+        self.assertNotIn(att["blob"], dry["would_add"], "the dry run promises bytes the restore will not bring back")
+        out = restore.restore_archive(self.root, outside, apply=True)
+        self.assertIn(att["capture_id"], out["forgotten_again"])
+        self.assertEqual(holding(self.root, "biopsy report"), [])
+        self.assertEqual(out["validate"]["status"], "clean", out["validate"]["problems"])
+
     def test_forgetting_a_record_recloses_its_capture(self):
         cid = self.say("我把吉他卖了", "t3")
         rid = records.add_record(self.root, kind="event", title="卖了吉他", capture_ids=[cid])["id"]

@@ -33,8 +33,8 @@ def _hashes(base, files):
 
 
 def _tombstoned_captures(root, zf):
-    """Capture ids a tombstone (today's or the snapshot's) names: they will not come back."""
-    ids = set()
+    """Capture ids and attachment bytes a tombstone (today's or the snapshot's) names: they will not come back."""
+    ids, blobs = set(), set()
     for line in backup.merged_tombstones(root, zf).split(b"\n"):
         try:
             stone = json.loads(line)
@@ -42,17 +42,19 @@ def _tombstoned_captures(root, zf):
             continue
         if isinstance(stone, dict) and stone.get("kind") == "capture":
             ids.add(stone.get("id"))
-    return ids
+            if isinstance(stone.get("blob"), str):
+                blobs.add(stone["blob"])
+    return ids, blobs
 
 
 def _dry_diff(root, snapshot, manifest):
     current = _hashes(root, backup.archive_files(root))
     wanted = {f["path"]: f["sha256"] for f in manifest["files"]}
     with zipfile.ZipFile(snapshot) as zf:
-        stones = _tombstoned_captures(root, zf)
+        stones, blobs = _tombstoned_captures(root, zf)
     again = sorted(p for p in wanted if p.startswith("sources/conversation/") and Path(p).stem in stones)
     keep = KEEP_CURRENT | {"memory/v2/forgotten.jsonl"}
-    added = sorted(p for p in wanted if p not in current and p not in again)
+    added = sorted(p for p in wanted if p not in current and p not in again and p not in blobs)
     changed = sorted(p for p in wanted if p in current and current[p] != wanted[p] and p not in keep)
     removed = sorted(p for p in current if p not in wanted and p not in keep)
     return added, changed, removed, [Path(p).stem for p in again]
