@@ -321,6 +321,18 @@ class ForgetReachTest(Base):
             self.assertNotIn(open_index(self.root).capture(secret)["path"], zf.namelist())
         self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
 
+    def test_records_in_latin_letters_leave_no_words_in_the_ids_that_outlive_them(self):
+        secret = self.say("My sister Annie is pregnant, nobody else knows yet", "t1")
+        annie = records.add_record(self.root, kind="entity", entity_type="person", title="Annie")["id"]
+        event = records.add_record(self.root, kind="event", title="Annie is pregnant", capture_ids=[secret],
+                                   entity_refs=[annie])["id"]
+        ledger.finalize(self.root, secret, "derived")  # the ledger line names the records derived from it
+        out = forget.forget(self.root, secret, confirm=True)
+        self.assertEqual(sorted(out["records_removed"]), sorted([event, annie]))
+        for word in ("Annie", "annie", "pregnant"):
+            self.assertEqual(holding(self.root, word), [], word)
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+
     def test_a_renamed_copy_of_a_transcript_does_not_bring_forgotten_lines_back(self):
         first = write(os.path.join(self.tmp, "chat-export.txt"), "me: 我借了表哥五万块\nAnna: 什么时候还？\nme: 年底吧\n")
         out = history.import_history(self.root, "text", first)

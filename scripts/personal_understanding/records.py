@@ -169,7 +169,7 @@ def prepare(root, index, fields, moment, allow_duplicate=False, pending=()):
     if not rec.get("kind"):
         raise PuError("RECORD_INVALID", "record refused: kind is required", f"One of {', '.join(schema.kinds())}.")
     if rec.get("id") is None and rec.get("kind") in schema.kinds():
-        rec["id"] = paths.fresh_id(lambda: schema.new_record_id(rec["kind"], rec.get("title"), moment),
+        rec["id"] = paths.fresh_id(lambda: schema.new_record_id(rec["kind"], moment),
                                    lambda rid: index.record(rid) is not None or index.tombstoned(rid))
     _defaults(rec)
     _refuse_invalid(rec)

@@ -91,7 +91,7 @@ def _check_records(batch, items):
                 fields["capture_ids"] = [batch.capture_id]
             if not fields.get("id"):
                 fields["id"] = paths.fresh_id(
-                    lambda: schema.new_record_id(fields["kind"], fields.get("title"), batch.moment),
+                    lambda: schema.new_record_id(fields["kind"], batch.moment),
                     lambda rid: batch.index.record(rid) is not None or batch.index.tombstoned(rid) or rid in pending)
                 pending.add(fields["id"])
             key = (fields["kind"], schema.normalized(fields.get("title")), schema.normalized(fields.get("summary")))

@@ -182,9 +182,6 @@ def similarity(a, b, floor=0.0):
     return min(0.99, 2 * shared / (la + lb))
 
 
-def new_record_id(kind, title, moment):
-    """Readable and unique: kind-YYYYMMDD-ascii-words-xxxx."""
-    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode().lower())
-    slug = "-".join(words[:4])[:40].strip("-")
-    middle = f"-{slug}" if slug else ""
-    return f"{kind}-{moment.strftime('%Y%m%d')}{middle}-{os.urandom(3).hex()}"
+def new_record_id(kind, moment):
+    """kind-YYYYMMDD-xxxxxxxx: no words of the record, so its id in a tombstone or the ledger keeps none after forgetting."""
+    return f"{kind}-{moment.strftime('%Y%m%d')}-{os.urandom(4).hex()}"
