@@ -284,11 +284,25 @@ def tampered_note(relpath):
                     "must not be quoted as the user's words"}
 
 
+def attachment_bytes(root, doc, expected_sha):
+    """The file of an attachment's bytes: the one path its registered SHA-256 names, inside the root.
+
+    None when its document names another place (the document was changed): bytes are never read
+    from wherever a document points.
+    """
+    try:
+        relpath = paths.attachment_relpath(expected_sha)
+    except PuError:
+        return None
+    return paths.inside_root(root, relpath) if doc.get("blob") == relpath else None
+
+
 def verify_capture(root, relpath, expected_sha):
     """True when the stored capture still hashes to what was registered."""
     doc = read_capture(root, relpath)
     if doc.get("kind") == "attachment":
-        blob = paths.inside_root(root, doc["blob"])
-        return os.path.exists(blob) and sha256_hex(blob.read_bytes()) == expected_sha and doc.get("sha256") == expected_sha
+        blob = attachment_bytes(root, doc, expected_sha)
+        return (blob is not None and blob.is_file() and sha256_hex(blob.read_bytes()) == expected_sha
+                and doc.get("sha256") == expected_sha)
     text = doc.get("text")
     return isinstance(text, str) and sha256_hex(text.encode("utf-8")) == expected_sha == doc.get("utf8_sha256")

@@ -152,8 +152,8 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
         try:
             for ref, doc, relpath, payload in planned:
                 target = Path(root, relpath)  # a path this import built; write_once refuses any link on the way
-                storage.write_once(root, target, payload, sync=False, folders=folders)  # made durable below,
-                # before the ledger names it
+                # made durable below, before the ledger names it
+                storage.write_once(root, target, payload, sync=False, folders=folders)
                 written.append(target)
                 docs[doc["capture_id"]] = doc
                 events += [captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)]

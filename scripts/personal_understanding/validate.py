@@ -16,6 +16,7 @@ import stat
 from . import archive, paths, storage, verified
 from .errors import Problem, PuError
 from .archive_index import rows_in
+from .capture import attachment_bytes
 from .verified import LIVE
 from .textinput import sha256_hex
 
@@ -67,9 +68,9 @@ def check_capture(root, cid, line, relpath, expected, walked=False):
     except (ValueError, UnicodeDecodeError):
         return Problem("error", "CAPTURE_UNREADABLE", where, None, f"capture {cid} is not valid JSON"), None
     if doc.get("kind") == "attachment":
-        try:  # the bytes live at the one path their registered hash names; a document naming another is changed
-            blob = paths.inside_root(root, doc.get("blob")) if doc.get("blob") == paths.attachment_relpath(expected) else None
-        except PuError:
+        try:
+            blob = attachment_bytes(root, doc, expected)
+        except PuError:  # its path goes through a link (reported on its own by the link check)
             blob = None
         if blob is None:
             return Problem("error", "CAPTURE_HASH_MISMATCH", relpath, None,

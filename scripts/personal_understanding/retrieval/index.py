@@ -434,10 +434,7 @@ class RecallIndex:
         return dict(self.db.execute("SELECT speaker, n FROM rspeakers"))
 
     def df(self, terms):
-        if not terms:
-            return {}
-        marks = ",".join("?" * len(terms))
-        return dict(self.db.execute(f"SELECT term, df FROM rterms WHERE term IN ({marks})", list(terms)))
+        return dict(rows_in(self.db, "SELECT term, df FROM rterms WHERE term IN ({marks})", terms))
 
     def terms_starting(self, prefix, limit=500):
         """[(term, df)] of indexed terms that start with `prefix` (a range scan of the term table)."""
