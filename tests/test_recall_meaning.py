@@ -207,6 +207,46 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertEqual(self.top_ids(self.probe("头疼"))[0], own)  # once the word itself is there, it leads
 
 
+class TopicTest(RecallTest):
+    """A wider word (吃, food, sports) reaches the things it covers; a covered word reaches nothing else."""
+
+    def setUp(self):
+        super().setUp()
+        self.hotpot = self.say("昨天和Tom去吃了火锅，辣得我一直喝水", day="2026-11-18T19:00:00Z")
+        self.pizza = self.say("Had pizza with Sam after work", day="2026-11-20T20:00:00Z")
+        self.badminton = self.say("今天下午打了两个小时羽毛球，累坏了", day="2026-11-19T17:00:00Z")
+        self.landlord = self.say("Meeting the landlord about the lease", day="2026-11-19T09:00:00Z")
+        self.old_sushi_talk = self.say("Sushi place near the office closed down", day="2026-03-02T12:00:00Z")
+
+    def test_a_question_about_meals_finds_them_in_either_language(self):
+        for question in ("我都吃了什么", "What food did I have?"):
+            out = self.probe(question)
+            ids = self.top_ids(out)
+            self.assertEqual(set(ids[:2]), {self.hotpot, self.pizza}, question)
+            self.assertNotIn(self.landlord, ids, question)
+            self.assertNotIn(self.badminton, ids, question)
+        why = next(r for r in out["top"] if r["id"] == self.pizza)["why"]
+        self.assertEqual(why["stands_for"]["pizza"], {"query_word": "food", "word": "pizza", "via": "topic"})
+
+    def test_sports_questions_reach_the_sport_played(self):
+        out = self.probe("what sports did I do")
+        self.assertEqual(self.top_ids(out)[0], self.badminton)
+        self.assertEqual(out["top"][0]["why"]["stands_for"]["羽毛球"]["via"], "topic")
+
+    def test_a_thing_does_not_stand_for_others_of_its_topic(self):
+        out = self.probe("Where did I have dumplings?")  # dumplings are food; pizza is not dumplings
+        self.assertNotIn(self.pizza, self.top_ids(out))
+        self.assertNotIn(self.hotpot, self.top_ids(out))
+
+    def test_a_time_and_a_wider_word_list_the_windows_meals_first(self):
+        out = self.probe("what did I eat last week", as_of="2026-11-27")  # last week: 2026-11-16..22
+        self.assertFalse(out.get("time_only"))
+        ids = self.top_ids(out)
+        self.assertEqual(set(ids[:2]), {self.hotpot, self.pizza})
+        self.assertNotIn(self.landlord, ids[:2])
+        self.assertNotIn(self.old_sushi_talk, ids[:2])  # sushi is food, but not from last week
+
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge

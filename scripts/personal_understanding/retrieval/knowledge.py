@@ -1,16 +1,19 @@
 """Built-in knowledge: words that stand for other words, so a question that shares
 no word with the answer can still reach it.
 
-Two data files in resources/thesaurus (written for this project, see the
+Three data files in resources/thesaurus (written for this project, see the
 README there): kinship.txt (relations and the wider words that cover them:
-家人 and family reach 哥哥, 妈妈, sister) and everyday.txt (sets of
+家人 and family reach 哥哥, 妈妈, sister), everyday.txt (sets of
 interchangeable everyday words in both languages: 欠钱 借钱 owe, 头疼 头痛
-headache). Pure: reads only those files, touches no archive.
+headache) and topics.txt (a wider word and the things it covers: 吃 and food
+reach 火锅 and pizza; pizza reaches nothing). Pure: reads only those files,
+touches no archive.
 
 `expansions(text, lexicon)` finds the query's words that the data knows
 (Chinese by substring, a single character only as a token of its own;
-English by stem) and returns, for each, the index terms it stands for and the
-words behind them, so a row can say which bridge it was found by.
+English by stem) and returns, for each, the index terms it stands for, the
+words behind them and the file that says so, so a row can say which bridge it
+was found by.
 """
 
 import os
@@ -46,7 +49,7 @@ def _key(word):
 
 
 class Thesaurus:
-    def __init__(self, kinship_lines=(), everyday_lines=()):
+    def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=()):
         self.sets = {}  # key -> {word: source}: what a word stands for
         relations, covers = {}, {}
         for line in kinship_lines:
@@ -73,6 +76,14 @@ class Thesaurus:
             words = [normalize_word(w) for w in line.split()]
             for word in words:
                 self._add(word, [w for w in words if w != word], "everyday")
+        for line in topic_lines:
+            wider, sep, covered = line.partition(">")
+            if not sep or not wider.split() or not covered.split():
+                raise ValueError(f"topics.txt: {line[:40]!r} needs 'wider words > covered words'")
+            wider = [normalize_word(w) for w in wider.split()]
+            targets = wider + [normalize_word(w) for w in covered.split()]
+            for word in wider:  # a covered word stands for nothing: pizza does not mean hotpot
+                self._add(word, [w for w in targets if w != word], "topic")
         self.cjk_max = max((len(k) for k in self.sets if _is_cjk(k)), default=1)
 
     def _add(self, word, targets, source):
@@ -101,14 +112,15 @@ class Thesaurus:
         return [(surface, key) for _i, surface, key in sorted(found)]
 
     def expansions(self, text, lexicon=None):
-        """[(surface, {term: word})]: each known word of the query and the index terms it stands for."""
+        """[(surface, {term: (word, source)})]: each known word of the query, the index terms it stands for,
+        and which data file says so (kinship, everyday or topic)."""
         out = []
         for surface, key in self.sources(text, lexicon):
             terms = {}
-            for word in self.sets[key]:
+            for word, source in self.sets[key].items():
                 for term in _terms(word, lexicon):
                     if term != key:
-                        terms.setdefault(term, word)
+                        terms.setdefault(term, (word, source))
             if terms:
                 out.append((surface, terms))
         return out
@@ -133,5 +145,5 @@ def load():
     """The shipped thesaurus (read once per process)."""
     got = _cache.get("shipped")
     if got is None:
-        got = _cache["shipped"] = Thesaurus(_lines("kinship.txt"), _lines("everyday.txt"))
+        got = _cache["shipped"] = Thesaurus(_lines("kinship.txt"), _lines("everyday.txt"), _lines("topics.txt"))
     return got

@@ -30,6 +30,7 @@ ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
 CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
 BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's word (借 for 欠) ...
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
+TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive
 
 
 def _alias_routes(recall, text):
@@ -98,7 +99,7 @@ def query_terms(q, text):
 
 
 def _bridges(recall, text, terms, routes):
-    """Words the built-in knowledge says stand for the query's words: {term: (query word, data word)}.
+    """Words the built-in knowledge says stand for the query's words: {term: (query word, data word, weight, score_only, source)}.
 
     Their weight joins `terms` (scored per query word: the best of its
     stand-ins counts, not their sum); entities named by a stand-in (哥哥 for
@@ -118,22 +119,28 @@ def _bridges(recall, text, terms, routes):
         if all(t in frame for t in own[surface]):
             continue
         present = any(dfs.get(t) for t in own[surface])
-        weight = BRIDGE_WHEN_FOUND if present else BRIDGE_WEIGHT  # the data knows it as a word, even 欠
-        for term, word in targets.items():
+        for term, (word, source) in targets.items():
             if term in terms or not dfs.get(term):
                 continue
+            if source == "topic":
+                # 吃 in the archive does not mean every meal was called that: the covered word still finds.
+                weight, score_only = TOPIC_WEIGHT, False
+            else:
+                weight, score_only = (BRIDGE_WHEN_FOUND, True) if present else (BRIDGE_WEIGHT, False)
             if term not in bridges or bridges[term][2] < weight:
-                bridges[term] = (surface, word, weight, present)
-        names = set(targets.values())
-        names |= {f"my {n}" for n in names if not knowledge._is_cjk(n)} | {f"我{n}" for n in names if knowledge._is_cjk(n)}
+                bridges[term] = (surface, word, weight, score_only, source)
+        # People are named through relations and everyday words; a topic's things (狗 for 宠物) name no one.
+        names = {word: source for word, source in targets.values() if source != "topic"}
+        names.update({(f"我{n}" if knowledge._is_cjk(n) else f"my {n}"): src for n, src in list(names.items())})
+        weight = BRIDGE_WHEN_FOUND if present else BRIDGE_WEIGHT
         for entity, alias in recall.entities_named(sorted(names)):
             entity = recall.ai.resolve(entity)
             if entity not in routes:
                 routes[entity] = [alias]
-                bridges[("entity", entity)] = (surface, alias, weight, present)
-    for term, (_surface, _word, weight, _present) in bridges.items():
+                bridges[("entity", entity)] = (surface, alias, weight, present, names.get(alias, "kinship"))
+    for term, bridge in bridges.items():
         if isinstance(term, str):
-            terms[term] = weight
+            terms[term] = bridge[2]
     return bridges
 
 
@@ -260,7 +267,8 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
             own_words = (any(t not in not_own for t in matched) if not_own else bool(matched))
             direct = (own_words or "phrase" in detail) and not detail["below_threshold"]
             if groups and any(t in groups for t in matched):  # through built-in knowledge: say which word stood for which
-                detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1]} for t in matched if t in groups}
+                detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1], "via": bridges[t][4]}
+                                        for t in matched if t in groups}
             detail["direct"] = direct
             ok, why = q.admits(row, direct)
             if not ok:

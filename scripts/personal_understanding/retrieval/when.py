@@ -9,6 +9,7 @@ never seen and words that only frame the question never erase the time words.
 
 import re
 
+from . import knowledge
 from .index import weighted_terms
 from .lexical import frame_terms
 from .query import overlaps
@@ -30,13 +31,20 @@ def content_terms(q):
 
 
 def is_time_only(q):
-    """True when the query names a time and nothing the archive holds besides it."""
+    """True when the query names a time and nothing the archive holds besides it.
+
+    A word the archive lacks that stands for words it holds ("eat" for pizza) is content.
+    """
     if not q.times:
         return False
     terms = content_terms(q)
     if not terms:
         return True
-    return not any(q.recall.df(terms).values())
+    if any(q.recall.df(terms).values()):
+        return False
+    stand_ins = {t for _surface, targets in knowledge.load().expansions(" ".join(terms), q.recall.lexicon())
+                 for t in targets}
+    return not any(q.recall.df(sorted(stand_ins)).values())
 
 
 def window_rows(q):
@@ -68,15 +76,17 @@ def why(time):
     return {"channel": "time", "expression": time["expression"], "from": time["from"], "to": time["to"]}
 
 
-def window_first(q, order, row_by_key, matched):
-    """Keys in `order` with the window's direct matches moved to the front (order kept within each part).
+def window_first(q, order, row_by_key, matched, stood_in=()):
+    """Keys in `order` with the window's direct matches moved to the front, then its matches through a
+    stand-in ("eat" for pizza), then the rest (order kept within each part).
 
     Only for a short question: in a long message (a whole conversation as
     context) a time expression is one detail among many, and only boosts.
     """
     if not q.times or len(content_terms(q)) > FOCUSED_TERMS:
         return order
-    first = [k for k in order if k in matched and any(overlaps(row_by_key[k], t["from"], t["to"]) for t in q.times)]
+    inside = [k for k in order if any(overlaps(row_by_key[k], t["from"], t["to"]) for t in q.times)]
+    first = [k for k in inside if k in matched] + [k for k in inside if k not in matched and k in stood_in]
     if not first:
         return order
     chosen = set(first)
