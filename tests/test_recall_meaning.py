@@ -247,6 +247,20 @@ class TopicTest(RecallTest):
         self.assertNotIn(self.old_sushi_talk, ids[:2])  # sushi is food, but not from last week
 
 
+class LifeTopicTest(RecallTest):
+    def test_questions_about_work_and_feelings_reach_what_was_said_about_them(self):
+        interview = self.say("面试过了！下周一去新公司报到")
+        quarrel = self.say("今天跟老板吵了一架，很生气")
+        landlord = self.say("Meeting the landlord about the lease")
+        self.say("昨天和Tom去吃了火锅")
+        ids = self.top_ids(self.probe("工作上有什么变化"))
+        self.assertEqual(set(ids[:2]), {interview, quarrel})
+        self.assertNotIn(landlord, ids)  # meeting a landlord is not work
+        out = self.probe("how have I been feeling")
+        self.assertEqual(self.top_ids(out), [quarrel])
+        self.assertEqual(out["top"][0]["why"]["stands_for"]["生气"]["query_word"], "feeling")
+
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge

@@ -30,7 +30,8 @@ ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
 CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
 BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's word (借 for 欠) ...
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
-TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive
+TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
+TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
 
 
 def _alias_routes(recall, text):
@@ -124,7 +125,7 @@ def _bridges(recall, text, terms, routes):
                 continue
             if source == "topic":
                 # 吃 in the archive does not mean every meal was called that: the covered word still finds.
-                weight, score_only = TOPIC_WEIGHT, False
+                weight, score_only = (TOPIC_WHEN_FOUND if present else TOPIC_WEIGHT), False
             else:
                 weight, score_only = (BRIDGE_WHEN_FOUND, True) if present else (BRIDGE_WEIGHT, False)
             if term not in bridges or bridges[term][2] < weight:
