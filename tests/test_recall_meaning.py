@@ -260,16 +260,18 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out), [quarrel])
         self.assertEqual(out["top"][0]["why"]["stands_for"]["生气"]["query_word"], "feeling")
 
-    def test_questions_about_health_hobbies_plans_and_spending(self):
+    def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         said = {
             "hospital": self.say("我爸住院了，心脏不太好，这周都在医院陪他"),
             "pottery": self.say("Signed up for a pottery class on Thursdays"),
             "exam": self.say("我决定明年考研，目标是复旦"),
             "card": self.say("这个月信用卡花了八千多，得省着点了"),
+            "yunnan": self.say("国庆和女朋友去了云南，大理太美了"),
         }
         for question, expected in (("我爸身体怎么样", "hospital"), ("what hobbies did I pick up", "pottery"),
                                    ("我最近有什么新爱好", "pottery"), ("what are my plans for next year", "exam"),
-                                   ("am I spending too much", "card"), ("我花钱多吗", "card")):
+                                   ("am I spending too much", "card"), ("我花钱多吗", "card"),
+                                   ("我去哪旅游了", "yunnan"), ("where did I travel", "yunnan")):
             out = self.probe(question, as_of="2026-12-01")
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
 
