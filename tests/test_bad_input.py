@@ -117,6 +117,7 @@ def mcp_cases(ids):
         ("personal_forget", {"id": "cap-nope"}, "FORGET_UNKNOWN"),
         ("personal_forget", {"id": ids["forgotten"], "confirm": True}, "FORGET_ALREADY"),
         ("personal_forget", {"id": "cap\n"}, "BAD_ID"),
+        ("personal_forget", {"id": "cap-" + "x" * 5000}, "BAD_ID"),
         ("personal_record_feedback", {"capture_id": cid, "verdict": "meh"}, "BAD_ARGUMENT"),
         ("personal_record_feedback", {"capture_id": cid, "verdict": "missed"}, "BAD_ARGUMENT"),
         ("personal_salience_review", {"min_age_days": -1}, "BAD_ARGUMENT"),
@@ -197,6 +198,7 @@ class BadInputBattery(ArchiveTest):
         self.assertEqual(error.get("code"), code, f"{where}: {error}")
         self.assertTrue(error.get("message"), where)
         self.assertTrue(isinstance(error.get("hint"), str) and error["hint"].strip(), f"{where}: empty hint")
+        self.assertLess(len(error["message"]), 400, f"{where}: the refusal repeats its input")  # a client pays for it
 
     def test_mcp(self):
         server = mcp_server.Server(self.root, log=io.StringIO(), tools="all")

@@ -1,5 +1,19 @@
 """The one error type. Every refusal carries a stable code, a message and a hint."""
 
+import re
+
+QUOTED_MAX = 100  # a refusal shows at most the start of a long value it quotes ...
+MESSAGE_MAX = 600  # ... and is never longer than this: the caller pays for every byte of it
+_QUOTED = re.compile(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (QUOTED_MAX, QUOTED_MAX))
+
+
+def _clipped(message):
+    def short(match):
+        mark, body = match.group(0)[0], match.group(1) or match.group(2)
+        return f"{mark}{body[:60]}{mark}... ({len(body)} characters)"
+    message = _QUOTED.sub(short, message)
+    return message if len(message) <= MESSAGE_MAX else message[:MESSAGE_MAX - 3] + "..."
+
 
 class PuError(Exception):
     """A refused or failed operation.
@@ -10,6 +24,7 @@ class PuError(Exception):
     """
 
     def __init__(self, code, message, hint="", details=None):
+        message = _clipped(message)
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
