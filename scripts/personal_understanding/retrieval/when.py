@@ -21,13 +21,18 @@ ASKS_WHEN = re.compile(
 FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
 
 
-def content_terms(q):
-    """The query's terms once its time expressions and question-frame words are taken out."""
+def _rest(q):
+    """The query's text with its time expressions taken out."""
     rest = q.raw
     for found in sorted(q.times, key=lambda t: -t["start"]):
         rest = rest[:found["start"]] + " " + rest[found["end"]:]
+    return rest
+
+
+def content_terms(q):
+    """The query's terms once its time expressions and question-frame words are taken out."""
     frame = frame_terms()
-    return [t for t in weighted_terms(rest, q.recall.lexicon()) if t not in frame]
+    return [t for t in weighted_terms(_rest(q), q.recall.lexicon()) if t not in frame]
 
 
 def is_time_only(q):
@@ -42,8 +47,7 @@ def is_time_only(q):
         return True
     if any(q.recall.df(terms).values()):
         return False
-    stand_ins = {t for _surface, targets in knowledge.load().expansions(" ".join(terms), q.recall.lexicon())
-                 for t in targets}
+    stand_ins = {t for _surface, targets in knowledge.load().expansions(_rest(q), q.recall.lexicon()) for t in targets}
     return not any(q.recall.df(sorted(stand_ins)).values())
 
 
