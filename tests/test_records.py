@@ -6,7 +6,7 @@ import os
 from tests.helpers import ArchiveTest
 
 from personal_understanding import capture, ledger, paths, receipts, records, validate
-from personal_understanding.archive_index import open_index
+from personal_understanding.archive_index import forget_cached, open_index
 from personal_understanding.errors import PuError
 
 MSG = "我妹妹小雨下个月要在杭州结婚了，我有点舍不得。"
@@ -235,6 +235,32 @@ class ReadBackTest(RecordTest):
         os.replace(replacement, log)  # what a restore does: another file, other bytes at the same place
         self.assertIs(open_index(self.root), index)  # the same connection, its descriptor on the old file dropped
         self.assertEqual(index.record(rid)["summary"], "改在湖对面的草坪上")
+
+    def test_a_log_replaced_under_every_read_is_reported_never_read_as_missing(self):
+        rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]
+        forget_cached(self.root)
+        index = open_index(self.root)  # a reader that has not opened the log yet
+        log = paths.records_path(self.root, "event")
+        catch_up = index.refresh
+
+        def refresh_then_replace():  # a restore running again each time the index has caught up
+            changed = catch_up()
+            replacement = log.with_name("swap.tmp")
+            replacement.write_bytes(b"\n" + log.read_bytes())  # the same records, one line further down
+            os.replace(replacement, log)
+            return changed
+
+        index.refresh = refresh_then_replace
+        replacement = log.with_name("swap.tmp")
+        replacement.write_bytes(b"\n" + log.read_bytes())
+        os.replace(replacement, log)
+        try:
+            with self.assertRaises(PuError) as ctx:
+                index.record(rid)
+        finally:
+            index.refresh = catch_up
+        self.assertEqual(ctx.exception.code, "ARCHIVE_BUSY")
+        self.assertEqual(index.record(rid)["summary"], "在西湖边的小教堂办婚礼")  # once it holds still, read as ever
 
     def test_a_line_changed_in_place_is_an_error_never_another_record(self):
         rid = self.event(summary="在西湖边的小教堂办婚礼")["id"]

@@ -30,6 +30,7 @@ from .schema import cited_captures, normalized
 
 SCHEMA_VERSION = 13
 WAL_LIMIT = 16 << 20
+READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 
 _DDL = """
@@ -293,8 +294,16 @@ class ArchiveIndex:
         )
 
     # --- queries -----------------------------------------------------------
+    def _gave_up(self, what):
+        """A log was replaced under every attempt to read it (a forget or restore running now)."""
+        if self.db.in_transaction:
+            return  # a write reading the index as it was: the next refresh rebuilds what it derived
+        raise PuError("ARCHIVE_BUSY", f"{what} changed on disk {READ_ATTEMPTS} times while being read",
+                      "Another process is rewriting the archive (a forget or a restore); retry in a moment. "
+                      "Nothing was changed.")
+
     def receipt(self, turn_id):
-        for _attempt in (0, 1):
+        for _attempt in range(READ_ATTEMPTS):
             row = self.db.execute("SELECT at, size, redacted FROM receipts WHERE turn_id=?", (turn_id,)).fetchone()
             if row is None:
                 return None
@@ -306,6 +315,7 @@ class ArchiveIndex:
 
                     obj = redact.receipt(obj)
                 return obj
+        self._gave_up("the receipts log")
         return None
 
     def capture(self, capture_id):
@@ -346,7 +356,7 @@ class ArchiveIndex:
 
     def records_where(self, sql, args=()):
         """Latest versions of records matching a WHERE clause over the records table."""
-        for _attempt in (0, 1):
+        for _attempt in range(READ_ATTEMPTS):
             out = []
             for row in self.db.execute(f"SELECT {_RECORD_PLACE} FROM records WHERE {sql}", args).fetchall():
                 rec = self._record_at(row)
@@ -355,6 +365,7 @@ class ArchiveIndex:
                 out.append(rec)
             else:
                 return out
+        self._gave_up("the records logs")  # never a partial list: a missing record would read as "not there"
         return out
 
     def _record_at(self, row):
