@@ -275,6 +275,20 @@ class LifeTopicTest(RecallTest):
             out = self.probe(question, as_of="2026-12-01")
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
 
+    def test_english_questions_about_trips_health_races_and_cars(self):
+        said = {
+            "lisbon": self.say("We flew to Lisbon for a week, the pastries were amazing"),
+            "surgery": self.say("Grandma's surgery went well, she's recovering at home"),
+            "therapy": self.say("Started therapy again, Dr. Patel is really kind"),
+            "marathon": self.say("Signed up for the Berlin marathon next April"),
+            "civic": self.say("Bought a used Honda Civic, 40k miles"),
+        }
+        for question, expected in (("where did we go on vacation", "lisbon"), ("what did I eat in Portugal", "lisbon"),
+                                   ("any health news", "surgery"), ("am I seeing a therapist", "therapy"),
+                                   ("any races coming up", "marathon"), ("what car did I get", "civic")):
+            out = self.probe(question, as_of="2026-12-01")
+            self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
+
 
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
