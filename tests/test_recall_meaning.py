@@ -275,6 +275,18 @@ class LifeTopicTest(RecallTest):
             out = self.probe(question, as_of="2026-12-01")
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
 
+    def test_worries_reach_what_weighs_on_the_user_and_not_what_cheered_them(self):
+        burden = self.say("婆婆来住两个月，有点压力")
+        sleepless = self.say("最近失眠很严重，每天三点才睡着")
+        outing = self.say("公司团建去了千岛湖，玩得很开心")
+        concert = self.say("和闺蜜小美去看了周杰伦的演唱会")
+        for question in ("最近有什么烦心事", "what's been worrying me"):
+            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            self.assertEqual(set(ids[:2]), {burden, sleepless}, question)
+            self.assertNotIn(outing, ids, question)
+        self.assertEqual(self.top_ids(self.probe("我睡得好吗"))[:1], [sleepless])
+        self.assertEqual(self.top_ids(self.probe("what shows did I see"))[:1], [concert])
+
     def test_english_questions_about_trips_health_races_and_cars(self):
         said = {
             "lisbon": self.say("We flew to Lisbon for a week, the pastries were amazing"),
