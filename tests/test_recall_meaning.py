@@ -292,7 +292,7 @@ class LifeTopicTest(RecallTest):
             "lisbon": self.say("We flew to Lisbon for a week, the pastries were amazing"),
             "surgery": self.say("Grandma's surgery went well, she's recovering at home"),
             "therapy": self.say("Started therapy again, Dr. Patel is really kind"),
-            "marathon": self.say("Signed up for the Berlin marathon next April"),
+            "marathon": self.say("Signed up for a marathon next April"),
             "civic": self.say("Bought a used Honda Civic, 40k miles"),
         }
         for question, expected in (("where did we go on vacation", "lisbon"), ("what did I eat in Portugal", "lisbon"),
