@@ -233,6 +233,13 @@ class TopicTest(RecallTest):
         self.assertEqual(self.top_ids(out)[0], self.badminton)
         self.assertEqual(out["top"][0]["why"]["stands_for"]["羽毛球"]["via"], "topic")
 
+    def test_a_long_message_is_not_widened_by_its_topic_words(self):
+        # The turn gate probes every personal message: in a long one, 吃 is one word among many.
+        out = self.probe("今天加班到很晚，老板又临时改了需求，同事们都很累，回家路上也没吃东西，明天还要早起开会，真的好烦")
+        self.assertFalse([r["id"] for r in out["top"]
+                          if any(v.get("via") == "topic" for v in (r["why"].get("stands_for") or {}).values())])
+        self.assertNotIn(self.pizza, self.top_ids(out))
+
     def test_a_thing_does_not_stand_for_others_of_its_topic(self):
         out = self.probe("Where did I have dumplings?")  # dumplings are food; pizza is not dumplings
         self.assertNotIn(self.pizza, self.top_ids(out))

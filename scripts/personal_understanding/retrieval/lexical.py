@@ -32,6 +32,7 @@ BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's 
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
 TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
 TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
+TOPIC_MAX_TERMS = 8  # topics widen a question of at most this many words; in a longer text a wider word is one among many
 
 
 def _alias_routes(recall, text):
@@ -111,6 +112,8 @@ def _bridges(recall, text, terms, routes):
     found = knowledge.load().expansions(text, lex)
     if not found:
         return {}
+    if len(terms) > TOPIC_MAX_TERMS:
+        found = [(surface, {t: (w, src) for t, (w, src) in targets.items() if src != "topic"}) for surface, targets in found]
     own = {}
     for surface, _targets in found:
         own[surface] = [t for t in weighted_terms(surface, lex) if t in terms] or [surface]
