@@ -114,6 +114,8 @@ def mcp_cases(ids):
         ("personal_restore_archive", {"snapshot": f"{ids['backups']}/nope.zip"}, "RESTORE_NOT_FOUND"),
         ("personal_restore_archive", {"snapshot": f"{ids['backups']}/not-a-zip.zip"}, "RESTORE_SNAPSHOT_INVALID"),
         ("personal_restore_archive", {"snapshot": "/etc/passwd"}, "PATH_NOT_ALLOWED"),
+        ("personal_restore_archive", {"snapshot": f"{ids['backups']}/a\x00.zip"}, "BAD_ARGUMENT"),
+        ("personal_backup_archive", {"also_to": "/tmp/x\x00"}, "BAD_ARGUMENT"),
         ("personal_forget", {"id": "cap-nope"}, "FORGET_UNKNOWN"),
         ("personal_forget", {"id": ids["forgotten"], "confirm": True}, "FORGET_ALREADY"),
         ("personal_forget", {"id": "cap\n"}, "BAD_ID"),
@@ -135,6 +137,7 @@ def cli_cases(ids, tmp):
     bad_json = write(Path(tmp, "list.json"), "[1, 2]")
     nested = write(Path(tmp, "nested.json"), "[" * 100000 + "]" * 100000)
     broken = write(Path(tmp, "broken.json"), '{"turn_id": ')
+    nul_path = write(Path(tmp, "nul.json"), '{"also_to": "/tmp/mirror\\u0000"}')
     a_file = write(Path(tmp, "a-file"), "not a folder")
     latin1 = Path(tmp, "latin1.txt")
     latin1.write_bytes("caf\xe9".encode("latin-1"))
@@ -154,6 +157,7 @@ def cli_cases(ids, tmp):
         ("retrieve_v2", ["妹妹", "--maintenance", "--limit", "many"], "USAGE", None),
         ("retrieve_v2", ["妹妹", "--maintenance", "--bogus"], "USAGE", None),
         ("backup_archive", ["--keep", "0"], "BAD_ARGUMENT", None),
+        ("backup_archive", ["--json", nul_path], "BAD_ARGUMENT", None),
         ("backup_archive", ["--also-to", a_file], "BACKUP_MIRROR_NOT_A_FOLDER", None),
         ("backup_archive", ["--also-to", os.path.join(ids["root"], "memory", "mirror")], "BACKUP_MIRROR_INSIDE", None),
         ("import_history", ["/dev/null", "--format", "text"], "IMPORT_UNREADABLE", None),

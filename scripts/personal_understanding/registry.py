@@ -167,6 +167,9 @@ def check_arguments(command, args, surface="mcp"):
         if param.minimum is not None and param.type in ("integer", "number") and value < param.minimum:
             raise PuError("BAD_ARGUMENT", f"argument {where} must be {param.minimum} or more, not {value}",
                           f"{where}: {param.help}")
+        if getattr(param, "path", None) and "\x00" in value:
+            raise PuError("BAD_ARGUMENT", f"argument {where} holds a NUL character, which no file name can",
+                          "Pass the path as plain text; nothing was read or written.")
         if param.enum and value not in param.enum:
             raise PuError("BAD_ARGUMENT", f"argument {where} must be one of {', '.join(map(str, param.enum))}, not {value!r}",
                           f"{where}: {param.help}")
