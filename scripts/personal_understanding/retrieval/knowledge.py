@@ -111,13 +111,15 @@ class Thesaurus:
                 found.append((tok.start, tok.text, term))
         return [(surface, key) for _i, surface, key in sorted(found)]
 
-    def expansions(self, text, lexicon=None):
+    def expansions(self, text, lexicon=None, topics=True):
         """[(surface, {term: (word, source)})]: each known word of the query, the index terms it stands for,
-        and which data file says so (kinship, everyday or topic)."""
+        and which data file says so (kinship, everyday or topic; topics=False leaves topics out)."""
         out = []
         for surface, key in self.sources(text, lexicon):
             terms = {}
             for word, source in self.sets[key].items():
+                if source == "topic" and not topics:
+                    continue
                 for term in _terms(word, lexicon):
                     if term != key:
                         terms.setdefault(term, (word, source))

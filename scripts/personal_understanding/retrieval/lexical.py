@@ -32,7 +32,7 @@ BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's 
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
 TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
 TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
-TOPIC_MAX_TERMS = 8  # topics widen a question of at most this many words; in a longer text a wider word is one among many
+TOPIC_MAX_TERMS = 8  # topics widen a question of at most this many words (widens)
 
 
 def _alias_routes(recall, text):
@@ -100,6 +100,11 @@ def query_terms(q, text):
     return terms, routes, bridges
 
 
+def widens(terms):
+    """Do topics widen a query of these terms? Only a short question: in a longer text a wider word is one among many."""
+    return len(terms) <= TOPIC_MAX_TERMS
+
+
 def _bridges(recall, text, terms, routes):
     """Words the built-in knowledge says stand for the query's words: {term: (query word, data word, weight, score_only, source)}.
 
@@ -109,11 +114,9 @@ def _bridges(recall, text, terms, routes):
     """
     lex = recall.lexicon()
     frame = frame_terms()
-    found = knowledge.load().expansions(text, lex)
+    found = knowledge.load().expansions(text, lex, topics=widens(terms))
     if not found:
         return {}
-    if len(terms) > TOPIC_MAX_TERMS:
-        found = [(surface, {t: (w, src) for t, (w, src) in targets.items() if src != "topic"}) for surface, targets in found]
     own = {}
     for surface, _targets in found:
         own[surface] = [t for t in weighted_terms(surface, lex) if t in terms] or [surface]

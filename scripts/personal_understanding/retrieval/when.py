@@ -11,7 +11,7 @@ import re
 
 from . import knowledge
 from .index import weighted_terms
-from .lexical import frame_terms
+from .lexical import frame_terms, widens
 from .query import overlaps
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
@@ -47,7 +47,8 @@ def is_time_only(q):
         return True
     if any(q.recall.df(terms).values()):
         return False
-    stand_ins = {t for _surface, targets in knowledge.load().expansions(_rest(q), q.recall.lexicon()) for t in targets}
+    found = knowledge.load().expansions(_rest(q), q.recall.lexicon(), topics=widens(terms))
+    stand_ins = {t for _surface, targets in found for t in targets}
     return not any(q.recall.df(sorted(stand_ins)).values())
 
 
