@@ -267,20 +267,22 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out), [quarrel])
         self.assertEqual(out["top"][0]["why"]["stands_for"]["生气"]["query_word"], "feeling")
 
-    def test_questions_about_health_hobbies_plans_spending_and_trips(self):
-        said = {
-            "hospital": self.say("我爸住院了，心脏不太好，这周都在医院陪他"),
-            "pottery": self.say("Signed up for a pottery class on Thursdays"),
-            "exam": self.say("我决定明年考研，目标是复旦"),
-            "card": self.say("这个月信用卡花了八千多，得省着点了"),
-            "yunnan": self.say("国庆和女朋友去了云南，大理太美了"),
-        }
-        for question, expected in (("我爸身体怎么样", "hospital"), ("what hobbies did I pick up", "pottery"),
-                                   ("我最近有什么新爱好", "pottery"), ("what are my plans for next year", "exam"),
-                                   ("am I spending too much", "card"), ("我花钱多吗", "card"),
-                                   ("我去哪旅游了", "yunnan"), ("where did I travel", "yunnan")):
+    def assert_each_finds_first(self, messages, cases):
+        """Say each message; then each question's first row is the message it names."""
+        said = {name: self.say(text) for name, text in messages.items()}
+        for question, expected in cases:
             out = self.probe(question, as_of="2026-12-01")
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
+
+    def test_questions_about_health_hobbies_plans_spending_and_trips(self):
+        self.assert_each_finds_first(
+            {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
+             "exam": "我决定明年考研，目标是复旦", "card": "这个月信用卡花了八千多，得省着点了",
+             "yunnan": "国庆和女朋友去了云南，大理太美了"},
+            (("我爸身体怎么样", "hospital"), ("what hobbies did I pick up", "pottery"),
+             ("我最近有什么新爱好", "pottery"), ("what are my plans for next year", "exam"),
+             ("am I spending too much", "card"), ("我花钱多吗", "card"),
+             ("我去哪旅游了", "yunnan"), ("where did I travel", "yunnan")))
 
     def test_worries_reach_what_weighs_on_the_user_and_not_what_cheered_them(self):
         burden = self.say("婆婆来住两个月，有点压力")
@@ -295,18 +297,14 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(self.probe("what shows did I see"))[:1], [concert])
 
     def test_english_questions_about_trips_health_races_and_cars(self):
-        said = {
-            "lisbon": self.say("We flew to Lisbon for a week, the pastries were amazing"),
-            "surgery": self.say("Grandma's surgery went well, she's recovering at home"),
-            "therapy": self.say("Started therapy again, Dr. Patel is really kind"),
-            "marathon": self.say("Signed up for a marathon next April"),
-            "civic": self.say("Bought a used Honda Civic, 40k miles"),
-        }
-        for question, expected in (("where did we go on vacation", "lisbon"), ("what did I eat in Portugal", "lisbon"),
-                                   ("any health news", "surgery"), ("am I seeing a therapist", "therapy"),
-                                   ("any races coming up", "marathon"), ("what car did I get", "civic")):
-            out = self.probe(question, as_of="2026-12-01")
-            self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
+        self.assert_each_finds_first(
+            {"lisbon": "We flew to Lisbon for a week, the pastries were amazing",
+             "surgery": "Grandma's surgery went well, she's recovering at home",
+             "therapy": "Started therapy again, Dr. Patel is really kind",
+             "marathon": "Signed up for a marathon next April", "civic": "Bought a used Honda Civic, 40k miles"},
+            (("where did we go on vacation", "lisbon"), ("what did I eat in Portugal", "lisbon"),
+             ("any health news", "surgery"), ("am I seeing a therapist", "therapy"),
+             ("any races coming up", "marathon"), ("what car did I get", "civic")))
 
 
 class ThesaurusDataTest(RecallTest):
