@@ -6,7 +6,7 @@ import os
 
 from tests.helpers import ArchiveTest, write
 
-from personal_understanding import capture, ledger, paths, receipts, records, timeutil
+from personal_understanding import capture, paths, receipts, records, timeutil
 from personal_understanding.errors import PuError
 from personal_understanding.retrieval import deep, probe as probe_mod
 from personal_understanding.retrieval.index import open_recall

@@ -8,7 +8,6 @@ the file is removed again, so no half-saved capture remains.
 
 import json
 import mimetypes
-import os
 import re
 import unicodedata
 from pathlib import Path

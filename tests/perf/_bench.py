@@ -1,7 +1,6 @@
 """Shared benchmark helpers: synthetic archives, timing, printing. Not a test module."""
 
 import datetime as dt
-import json
 import os
 import contextlib
 import random
