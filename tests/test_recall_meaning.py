@@ -284,6 +284,13 @@ class LifeTopicTest(RecallTest):
              ("am I spending too much", "card"), ("我花钱多吗", "card"),
              ("我去哪旅游了", "yunnan"), ("where did I travel", "yunnan")))
 
+    def test_a_question_in_the_present_finds_what_was_told_in_the_past(self):
+        self.assert_each_finds_first(
+            {"bike": "Bought a used road bike for $300", "race": "Ran my first 10k in 58 minutes",
+             "lunch": "Met Priya for lunch, we ate ramen near her office", "kids": "Both children start school in March"},
+            (("what did I buy", "bike"), ("how fast can I run", "race"), ("who did I meet", "lunch"),
+             ("what did we eat", "lunch"), ("when does my child start school", "kids")))
+
     def test_worries_reach_what_weighs_on_the_user_and_not_what_cheered_them(self):
         burden = self.say("婆婆来住两个月，有点压力")
         sleepless = self.say("最近失眠很严重，每天三点才睡着")

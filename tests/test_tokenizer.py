@@ -200,6 +200,18 @@ class ContentTermsTest(unittest.TestCase):
         self.assertEqual(stem("alice's"), stem("alice"))
         self.assertEqual(stem("café"), "café")
 
+    def test_irregular_forms_meet_their_base(self):
+        groups = [("buy", "bought", "buying"), ("run", "ran", "running"), ("eat", "ate", "eaten"), ("go", "went", "gone"),
+                  ("lose", "lost", "losing"), ("pay", "paid"), ("feel", "felt", "feeling"), ("child", "children", "children's"),
+                  ("wife", "wives"), ("tooth", "teeth")]
+        for group in groups:
+            with self.subTest(group=group):
+                self.assertEqual(len({stem(w) for w in group}), 1, [stem(w) for w in group])
+        self.assertNotEqual(stem("ate"), stem("at"))  # before: "ate" lost its e and became the preposition
+        for word, other in (("rose", "rise"), ("wound", "wind"), ("lay", "lie")):  # more often another word: left alone
+            with self.subTest(word=word):
+                self.assertNotEqual(stem(word), stem(other))
+
     def test_duplicates_are_kept_for_term_frequency(self):
         self.assertEqual(terms("cat, cats and one more cat"), ["cat", "cat", "cat"])
         self.assertEqual(terms("火锅火锅").count("火锅"), 2)

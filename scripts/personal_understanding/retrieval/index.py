@@ -25,7 +25,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "11"
+RECALL_VERSION = "12"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣

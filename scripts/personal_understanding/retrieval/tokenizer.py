@@ -31,7 +31,7 @@ stopwords and applies `stem`.
 import re
 from collections import namedtuple
 
-from .lexicon import CJK_RUN_RE, base_lexicon, normalize, stopwords
+from .lexicon import CJK_RUN_RE, base_lexicon, normalize, resources_path, stopwords
 
 Token = namedtuple("Token", "text kind oov start end")
 Token.__doc__ = """One token. `text` is the normalised surface (case- and width-folded, not
@@ -364,15 +364,31 @@ _VOWELS = frozenset("aeiouy")
 _NO_LY = frozenset("aioubpf")
 
 
+def _irregular_forms():
+    """{form: base} from resources/lexicon/irregular_en.txt (bought -> buy, children -> child)."""
+    out = {}
+    with open(resources_path("irregular_en.txt"), encoding="utf-8") as fh:
+        for line in fh:
+            words = line.split("#", 1)[0].split()
+            for form in words[1:]:
+                out[form] = words[0]
+    return out
+
+
+_IRREGULAR = _irregular_forms()
+
+
 def stem(word):
     """Light suffix stripping so inflected forms share a term.
 
-    Steps, on lower-case ASCII words of 4+ letters: drop a possessive 's;
-    plurals (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
-    -ss/-us/-is); then -ing or -ed (not -eed) when a vowel stays, undoubling a
-    final double consonant other than l/s/z (running -> run); else -ly after a
-    stem of 4+ letters that does not look like part of the word (family,
-    supply, butterfly keep it). Finally a trailing e is dropped and a trailing
+    Steps, on lower-case ASCII words: drop a possessive 's; an irregular
+    form becomes its base (bought -> buy, ran -> run, children -> child;
+    resources/lexicon/irregular_en.txt). Then, on words of 4+ letters:
+    plurals (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s
+    unless -ss/-us/-is); then -ing or -ed (not -eed) when a vowel stays,
+    undoubling a final double consonant other than l/s/z (running -> run);
+    else -ly after a stem of 4+ letters that does not look like part of the
+    word (family, supply, butterfly keep it). Finally a trailing e is dropped and a trailing
     consonant+y becomes i, so make/makes/making and study/studies/studied meet.
     The output is an index key, not an English word.
     """
@@ -383,6 +399,7 @@ def stem(word):
         w = w[:-1]
     if not (w.isascii() and w.isalpha()):
         return w
+    w = _IRREGULAR.get(w, w)
     if len(w) >= 4:
         if w.endswith("ies"):
             w = w[:-2] if len(w) > 4 else w[:-1]
