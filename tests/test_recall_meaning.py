@@ -291,6 +291,22 @@ class LifeTopicTest(RecallTest):
             (("what did I buy", "bike"), ("how fast can I run", "race"), ("who did I meet", "lunch"),
              ("what did we eat", "lunch"), ("when does my child start school", "kids")))
 
+    def test_questions_about_instruments_smoking_weddings_pets_homes_and_jobs(self):
+        self.assert_each_finds_first(
+            {"guitar": "报了个吉他班，每周六上午上课", "smoke": "我决定戒烟了，今天是第一天",
+             "engaged": "My sister Amy got engaged to her boyfriend Mark", "dog": "Our dog Biscuit tore his ACL, surgery is $4,000",
+             "flat": "买了人生第一套房，首付掏空了六个钱包", "quit": "和领导吵了一架，想辞职",
+             "move": "Feeling really lonely since moving to Denver"},
+            (("我在学什么乐器", "guitar"), ("我还抽烟吗", "smoke"), ("is anyone in my family getting married", "engaged"),
+             ("what did the vet say", "dog"), ("我买房了吗", "flat"), ("我想换工作吗", "quit")))
+
+    def test_a_word_the_archive_lacks_is_stood_for_by_the_same_word_said_shorter(self):
+        grave = self.say("清明回老家给爷爷扫墓")
+        self.say("中秋和家里人吃了月饼")
+        out = self.probe("清明节做了什么")
+        self.assertEqual(self.top_ids(out)[:1], [grave])
+        self.assertEqual(out["top"][0]["why"]["stands_for"]["清明"]["query_word"], "清明节")
+
     def test_worries_reach_what_weighs_on_the_user_and_not_what_cheered_them(self):
         burden = self.say("婆婆来住两个月，有点压力")
         sleepless = self.say("最近失眠很严重，每天三点才睡着")

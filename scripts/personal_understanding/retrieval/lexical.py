@@ -117,9 +117,9 @@ def _bridges(recall, text, terms, routes):
     found = knowledge.load().expansions(text, lex, topics=widens(terms))
     if not found:
         return {}
-    own = {}
+    own = {}  # the query's whole words behind each surface (清明 inside 清明节 is a slice, not the word)
     for surface, _targets in found:
-        own[surface] = [t for t in weighted_terms(surface, lex) if t in terms] or [surface]
+        own[surface] = [t for t, w in weighted_terms(surface, lex).items() if t in terms and w >= rank.STRONG] or [surface]
     dfs = recall.df(sorted({t for ts in own.values() for t in ts} | {t for _s, ts in found for t in ts}))
     bridges = {}
     for surface, targets in found:
@@ -127,13 +127,15 @@ def _bridges(recall, text, terms, routes):
             continue
         present = any(dfs.get(t) for t in own[surface])
         for term, (word, source) in targets.items():
-            if term in terms or not dfs.get(term):
+            if not dfs.get(term) or terms.get(term, 0.0) >= rank.STRONG:
                 continue
             if source == "topic":
                 # 吃 in the archive does not mean every meal was called that: the covered word still finds.
                 weight, score_only = (TOPIC_WHEN_FOUND if present else TOPIC_WEIGHT), False
             else:
                 weight, score_only = (BRIDGE_WHEN_FOUND, True) if present else (BRIDGE_WEIGHT, False)
+            if weight <= terms.get(term, 0.0):
+                continue  # a slice of the query's own word that already weighs more
             if term not in bridges or bridges[term][2] < weight:
                 bridges[term] = (surface, word, weight, score_only, source)
         # People are named through relations and everyday words; a topic's things (狗 for 宠物) name no one.
