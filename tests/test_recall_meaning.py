@@ -300,6 +300,14 @@ class LifeTopicTest(RecallTest):
             (("我在学什么乐器", "guitar"), ("我还抽烟吗", "smoke"), ("is anyone in my family getting married", "engaged"),
              ("what did the vet say", "dog"), ("我买房了吗", "flat"), ("我想换工作吗", "quit")))
 
+    def test_questions_about_driving_business_plants_exams_and_breakups(self):
+        self.assert_each_finds_first(
+            {"school": "今天去驾校报名了，准备考驾照", "cafe": "跟朋友合伙开了一家咖啡店", "plants": "我养的多肉全死了，可能浇水太多",
+             "ielts": "考过了雅思，总分7分", "breakup": "和男朋友分手了，心里很难受", "back": "腰又疼了，可能是久坐的原因",
+             "ballet": "Took my daughter to her first ballet recital"},
+            (("我在学开车吗", "school"), ("我创业了吗", "cafe"), ("我的植物怎么样", "plants"), ("我的英语考试成绩", "ielts"),
+             ("我失恋了吗", "breakup"), ("我身体哪里不舒服", "back")))
+
     def test_a_word_the_archive_lacks_is_stood_for_by_the_same_word_said_shorter(self):
         grave = self.say("清明回老家给爷爷扫墓")
         self.say("中秋和家里人吃了月饼")
