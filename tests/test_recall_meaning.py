@@ -290,6 +290,10 @@ class LifeTopicTest(RecallTest):
              "lunch": "Met Priya for lunch, we ate ramen near her office", "kids": "Both children start school in March"},
             (("what did I buy", "bike"), ("how fast can I run", "race"), ("who did I meet", "lunch"),
              ("what did we eat", "lunch"), ("when does my child start school", "kids")))
+        self.assert_each_finds_first(
+            {"party": "Dad's retirement party was lovely, the whole office came",
+             "low": "I've been feeling depressed since the winter started"},
+            (("when did dad retire", "party"), ("how is my depression", "low")))
 
     def test_questions_about_instruments_smoking_weddings_pets_homes_and_jobs(self):
         self.assert_each_finds_first(

@@ -385,7 +385,9 @@ def stem(word):
     form becomes its base (bought -> buy, ran -> run, children -> child;
     resources/lexicon/irregular_en.txt). Then, on words of 4+ letters:
     plurals (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s
-    unless -ss/-us/-is); then -ing or -ed (not -eed) when a vowel stays,
+    unless -ss/-us/-is); then a noun's -ment, -ness, -sion or -tion when
+    enough of the word stays (retirement -> retire, station keeps it); or
+    -ing or -ed (not -eed) when a vowel stays,
     undoubling a final double consonant other than l/s/z (running -> run);
     else -ly after a stem of 4+ letters that does not look like part of the
     word (family, supply, butterfly keep it). Finally a trailing e is dropped and a trailing
@@ -407,8 +409,10 @@ def stem(word):
             w = w[:-2]
         elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
             w = w[:-1]
-        stripped = False
-        if w.endswith("ing") and len(w) >= 5:
+        stripped, w = _strip_derivation(w)
+        if stripped:
+            pass
+        elif w.endswith("ing") and len(w) >= 5:
             stripped, w = _strip_inflection(w, 3)
         elif w.endswith("ied") and len(w) >= 4:
             w, stripped = (w[:-2] if len(w) > 4 else w[:-1]), True
@@ -424,6 +428,37 @@ def stem(word):
         elif w[-1] == "y" and w[-2] not in _VOWELS:
             w = w[:-1] + "i"
     return w
+
+
+# Nouns made from a word that keep their own sense: the suffix stays.
+_KEEP_SUFFIX = frozenset(("apartment", "department", "experiment", "instrument", "supplement", "implement",
+                          "compliment", "complement", "sentiment", "business", "witness"))
+
+
+def _measure(w):
+    """How many vowel-consonant sequences a stem has (Porter's m): 2+ means a word long enough to stand alone."""
+    m, prev_vowel = 0, False
+    for i, ch in enumerate(w):
+        vowel = ch in "aeiou" or (ch == "y" and i > 0 and not prev_vowel)
+        if prev_vowel and not vowel:
+            m += 1
+        prev_vowel = vowel
+    return m
+
+
+def _strip_derivation(w):
+    """(True, stem) for a noun made with -ment, -ness, -sion or -tion: retirement meets retired,
+    happiness happy, renovation renovated, depression depressed; (False, w) otherwise."""
+    if w in _KEEP_SUFFIX:
+        return False, w
+    if w.endswith("ment") and _measure(w[:-4]) > 1:
+        return True, w[:-4]
+    if w.endswith("ness") and _measure(w[:-4]) > 0:
+        base = w[:-4]
+        return (False, base[:-1] + "y") if base.endswith("i") else (True, base)  # loneliness: lonely, then its rules
+    if w.endswith(("sion", "tion")) and _measure(w[:-3]) > 1:
+        return True, w[:-3]
+    return False, w
 
 
 def _strip_inflection(w, cut):
