@@ -312,6 +312,14 @@ class LifeTopicTest(RecallTest):
             (("我在学开车吗", "school"), ("我创业了吗", "cafe"), ("我的植物怎么样", "plants"), ("我的英语考试成绩", "ielts"),
              ("我失恋了吗", "breakup"), ("我身体哪里不舒服", "back")))
 
+    def test_which_country_city_or_language_finds_the_one_that_was_named(self):
+        self.assert_each_finds_first(
+            {"portugal": "Spent two weeks in Portugal with my sister", "chengdu": "上个月去成都出差，吃了三次火锅",
+             "spanish": "Started Spanish lessons on Tuesday evenings", "steak": "Honestly nothing beats a good steak",
+             "hike": "Went hiking with Dan last weekend"},
+            (("which country did I visit", "portugal"), ("我去过哪些城市", "chengdu"),
+             ("what language am I learning", "spanish"), ("what meat do I like", "steak")))
+
     def test_a_word_the_archive_lacks_is_stood_for_by_the_same_word_said_shorter(self):
         grave = self.say("清明回老家给爷爷扫墓")
         self.say("中秋和家里人吃了月饼")
