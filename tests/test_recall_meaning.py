@@ -295,6 +295,15 @@ class LifeTopicTest(RecallTest):
              "low": "I've been feeling depressed since the winter started"},
             (("when did dad retire", "party"), ("how is my depression", "low")))
 
+    def test_the_snippet_of_a_long_turn_shows_the_word_in_the_form_it_was_said(self):
+        text = ("Long day at work again, the meeting ran over and the train home was packed. " * 3
+                + "On the way back I bought a blue road bike from the shop on Main Street.")
+        said = self.say(text)
+        out = self.probe("what did I buy")
+        self.assertEqual(self.top_ids(out), [said])
+        self.assertIn("I bought a blue road bike", out["top"][0]["snippet"])
+        self.assertLess(len(out["top"][0]["snippet"]), len(text))
+
     def test_questions_about_instruments_smoking_weddings_pets_homes_and_jobs(self):
         self.assert_each_finds_first(
             {"guitar": "报了个吉他班，每周六上午上课", "smoke": "我决定戒烟了，今天是第一天",

@@ -1,7 +1,10 @@
 """How recalled items are shown: compact rows that end at the user's own words."""
 
+import re
+
 from ..capture import checked_text, tampered_note
 from ..errors import PuError
+from .tokenizer import stem
 
 SUMMARY_CHARS = 200
 SNIPPET_CHARS = 160
@@ -67,9 +70,24 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
         at = lower.find(term)
         if at >= 0:
             break
+    if at < 0:
+        at = _stemmed_at(lower, terms)
     start = max(0, min(at - limit // 3, len(text) - limit)) if at >= 0 else 0
     piece = text[start:start + limit]
     return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
+
+
+_LATIN_WORD = re.compile(r"[a-z][a-z']*")
+
+
+def _stemmed_at(lower, terms):
+    """Where the first English word whose stem is a matched term starts (bought for buy), or -1."""
+    latin = {t for t in terms or () if t.isascii()}
+    if latin:
+        for m in _LATIN_WORD.finditer(lower):
+            if stem(m.group()) in latin:
+                return m.start()
+    return -1
 
 
 def capture_row(ai, capture_id, terms=()):
