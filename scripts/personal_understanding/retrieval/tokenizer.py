@@ -381,18 +381,18 @@ _IRREGULAR = _irregular_forms()
 def stem(word):
     """Light suffix stripping so inflected forms share a term.
 
-    Steps, on lower-case ASCII words: drop a possessive 's; an irregular
-    form becomes its base (bought -> buy, ran -> run, children -> child;
-    resources/lexicon/irregular_en.txt). Then, on words of 4+ letters:
-    plurals (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s
-    unless -ss/-us/-is); then a noun's -ment, -ness, -sion or -tion when
-    enough of the word stays (retirement -> retire, station keeps it); or
-    -ing or -ed (not -eed) when a vowel stays,
-    undoubling a final double consonant other than l/s/z (running -> run);
-    else -ly after a stem of 4+ letters that does not look like part of the
-    word (family, supply, butterfly keep it). Finally a trailing e is dropped and a trailing
-    consonant+y becomes i, so make/makes/making and study/studies/studied meet.
-    The output is an index key, not an English word.
+    Steps, on lower-case ASCII words: drop a possessive 's; an irregular form
+    becomes its base (bought -> buy, ran -> run, children -> child;
+    resources/lexicon/irregular_en.txt). Then, on words of 4+ letters: plurals
+    (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
+    -ss/-us/-is); then a noun's -ment, -ness, -sion or -tion when enough of the
+    word stays (retirement -> retire; station keeps it); else -ing or -ed (not
+    -eed) when a vowel stays, undoubling a final double consonant other than
+    l/s/z (running -> run); else -ly after a stem of 4+ letters that does not
+    look like part of the word (family, supply, butterfly keep it). Finally a
+    trailing e is dropped and a trailing consonant+y becomes i, so
+    make/makes/making and study/studies/studied meet. The output is an index
+    key, not an English word.
     """
     w = word
     if w.endswith("'s"):
@@ -410,14 +410,8 @@ def stem(word):
         elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
             w = w[:-1]
         stripped, w = _strip_derivation(w)
-        if stripped:
-            pass
-        elif w.endswith("ing") and len(w) >= 5:
-            stripped, w = _strip_inflection(w, 3)
-        elif w.endswith("ied") and len(w) >= 4:
-            w, stripped = (w[:-2] if len(w) > 4 else w[:-1]), True
-        elif w.endswith("ed") and not w.endswith("eed") and len(w) >= 4:
-            stripped, w = _strip_inflection(w, 2)
+        if not stripped:
+            stripped, w = _strip_ending(w)
         if not stripped and w.endswith("ly") and len(w) >= 6:
             base = w[:-2]
             if base[-1] not in _NO_LY and not (base[-1] == base[-2] and base[-1] != "l"):
@@ -436,7 +430,7 @@ _KEEP_SUFFIX = frozenset(("apartment", "department", "experiment", "instrument",
 
 
 def _measure(w):
-    """How many vowel-consonant sequences a stem has (Porter's m): 2+ means a word long enough to stand alone."""
+    """How many vowel-consonant sequences a stem has (Porter's m): the more, the more of a word it is."""
     m, prev_vowel = 0, False
     for i, ch in enumerate(w):
         vowel = ch in "aeiou" or (ch == "y" and i > 0 and not prev_vowel)
@@ -458,6 +452,17 @@ def _strip_derivation(w):
         return (False, base[:-1] + "y") if base.endswith("i") else (True, base)  # loneliness: lonely, then its rules
     if w.endswith(("sion", "tion")) and _measure(w[:-3]) > 1:
         return True, w[:-3]
+    return False, w
+
+
+def _strip_ending(w):
+    """(True, stem) for a word ending in -ing, -ied or -ed that loses it; (False, w) otherwise."""
+    if w.endswith("ing") and len(w) >= 5:
+        return _strip_inflection(w, 3)
+    if w.endswith("ied") and len(w) >= 4:
+        return True, (w[:-2] if len(w) > 4 else w[:-1])
+    if w.endswith("ed") and not w.endswith("eed") and len(w) >= 4:
+        return _strip_inflection(w, 2)
     return False, w
 
 
