@@ -317,9 +317,9 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"school": "今天去驾校报名了，准备考驾照", "cafe": "跟朋友合伙开了一家咖啡店", "plants": "我养的多肉全死了，可能浇水太多",
              "ielts": "考过了雅思，总分7分", "breakup": "和男朋友分手了，心里很难受", "back": "腰又疼了，可能是久坐的原因",
-             "ballet": "Took my daughter to her first ballet recital"},
+             "ballet": "Took my daughter to her first ballet recital", "raise": "老板说年底给我涨薪百分之十"},
             (("我在学开车吗", "school"), ("我创业了吗", "cafe"), ("我的植物怎么样", "plants"), ("我的英语考试成绩", "ielts"),
-             ("我失恋了吗", "breakup"), ("我身体哪里不舒服", "back")))
+             ("我失恋了吗", "breakup"), ("我身体哪里不舒服", "back"), ("我涨工资了吗", "raise"), ("我的收入", "raise")))
 
     def test_which_country_city_or_language_finds_the_one_that_was_named(self):
         self.assert_each_finds_first(
