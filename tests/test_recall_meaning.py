@@ -309,9 +309,11 @@ class LifeTopicTest(RecallTest):
             {"guitar": "报了个吉他班，每周六上午上课", "smoke": "我决定戒烟了，今天是第一天",
              "engaged": "My sister Amy got engaged to her boyfriend Mark", "dog": "Our dog Biscuit tore his ACL, surgery is $4,000",
              "flat": "买了人生第一套房，首付掏空了六个钱包", "quit": "和领导吵了一架，想辞职",
-             "move": "Feeling really lonely since moving to Denver"},
+             "move": "Feeling really lonely since moving to Denver",
+             "burnt": "I feel burnt out, I haven't taken a real vacation in two years"},
             (("我在学什么乐器", "guitar"), ("我还抽烟吗", "smoke"), ("is anyone in my family getting married", "engaged"),
-             ("what did the vet say", "dog"), ("我买房了吗", "flat"), ("我想换工作吗", "quit")))
+             ("what did the vet say", "dog"), ("我买房了吗", "flat"), ("我想换工作吗", "quit"),
+             ("am I exhausted", "burnt")))
 
     def test_questions_about_driving_business_plants_exams_and_breakups(self):
         self.assert_each_finds_first(
