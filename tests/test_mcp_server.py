@@ -212,6 +212,13 @@ class ToolsTest(ServerTest):
                               ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         self.assertLessEqual(size, 16 * 1024, "the default tools/list must stay within 16 KB")
 
+    def test_a_recalled_row_names_its_words_as_they_were_said(self):
+        turn = self.call("personal_turn", {"text": "Dad's retirement party was lovely, we bought him a watch", "turn_id": "t1"})
+        self.assertTrue(turn["structuredContent"]["captured"])
+        found = self.call("personal_recall", {"query": "what did we buy when dad retired", "maintenance": True})
+        why = found["structuredContent"]["top"][0]["why"]
+        self.assertEqual(sorted(why["matched"]), ["bought", "dad", "retirement"])  # not the index terms buy, retir
+
     def test_reads_that_trace_are_not_read_only(self):
         tools = {t["name"]: t for t in mcp_server.Server(self.root, tools="all").tool_definitions()}
         for name in ("personal_recall", "personal_retrieve", "personal_catalog", "personal_turn"):

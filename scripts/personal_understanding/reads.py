@@ -8,6 +8,7 @@ next_offset, trace_id) and cites the current turn, or says it is maintenance.
 
 from .errors import PuError
 from .retrieval import probe as probing
+from .retrieval.rows import said_as
 
 MODES = ("probe", "deep", "survey")
 QUERY_CHARS = 2000  # a pasted document is not a question: the probe reads its beginning
@@ -19,8 +20,10 @@ def compact_row(row):
     out = {k: v for k, v in row.items() if k not in _ROW_DROP and v not in (None, [], {}, "")}
     why = row.get("why") or {}
     slim = {"channel": why.get("channel")}
+    # The row's own words, as said (bought, retirement), not the index terms they were found by (buy, retir).
+    said = said_as(" ".join(str(row.get(k) or "") for k in ("snippet", "title", "summary")), why.get("matched"))
     if why.get("matched"):
-        slim["matched"] = sorted(why["matched"], key=lambda w: -why["matched"][w])
+        slim["matched"] = [said.get(t, (0, t))[1] for t in sorted(why["matched"], key=lambda w: -why["matched"][w])]
     if why.get("alias_route"):
         slim["alias"] = why["alias_route"].get("aliases")
     if why.get("via"):
@@ -30,6 +33,8 @@ def compact_row(row):
     for key in _HOW_FOUND:
         if why.get(key) not in (None, [], {}, ""):
             slim[key] = why[key]
+    if said and isinstance(slim.get("stands_for"), dict):
+        slim["stands_for"] = {said.get(t, (0, t))[1]: how for t, how in slim["stands_for"].items()}
     out["why"] = slim
     return out
 

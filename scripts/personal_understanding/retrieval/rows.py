@@ -71,7 +71,7 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
         if at >= 0:
             break
     if at < 0:
-        at = _stemmed_at(lower, terms)
+        at = min((offset for offset, _word in said_as(lower, terms).values()), default=-1)
     start = max(0, min(at - limit // 3, len(text) - limit)) if at >= 0 else 0
     piece = text[start:start + limit]
     return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
@@ -80,14 +80,20 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
 _LATIN_WORD = re.compile(r"[a-z][a-z']*")
 
 
-def _stemmed_at(lower, terms):
-    """Where the first English word whose stem is a matched term starts (bought for buy), or -1."""
+def said_as(text, terms):
+    """{term: (offset, word)}: for each English index term, the first word of the text that stems to it
+    (bought for buy, retirement for retir), as the text has it, case-folded and without a possessive 's."""
     latin = {t for t in terms or () if t.isascii()}
+    found = {}
     if latin:
-        for m in _LATIN_WORD.finditer(lower):
-            if stem(m.group()) in latin:
-                return m.start()
-    return -1
+        for m in _LATIN_WORD.finditer(text.casefold()):
+            term = stem(m.group())
+            if term in latin and term not in found:
+                word = m.group()
+                found[term] = (m.start(), word[:-2] if word.endswith("'s") else word)
+                if len(found) == len(latin):
+                    break
+    return found
 
 
 def capture_row(ai, capture_id, terms=()):
