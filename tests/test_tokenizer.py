@@ -212,13 +212,13 @@ class ContentTermsTest(unittest.TestCase):
     def test_a_noun_made_from_a_word_meets_that_word(self):
         groups = [("retirement", "retired", "retire"), ("happiness", "happy"), ("loneliness", "lonely"),
                   ("renovation", "renovated", "renovating"), ("depression", "depressed"), ("engagement", "engaged"),
-                  ("sadness", "sad"), ("graduation", "graduated")]
+                  ("sadness", "sad"), ("graduation", "graduated"), ("tiredness", "tired"), ("friendliness", "friendly")]
         for group in groups:
             with self.subTest(group=group):
                 self.assertEqual(len({stem(w) for w in group}), 1, [stem(w) for w in group])
         # A short stem, or a noun with a sense of its own, keeps its suffix.
         for word, other in (("station", "state"), ("mission", "miss"), ("moment", "mom"), ("business", "busy"),
-                            ("apartment", "apart"), ("nation", "nate"), ("payment", "pay")):
+                            ("apartment", "apart"), ("nation", "nate"), ("payment", "pay"), ("fitness", "fit")):
             with self.subTest(word=word):
                 self.assertNotEqual(stem(word), stem(other))
         for word, other in (("rose", "rise"), ("wound", "wind"), ("lay", "lie")):  # more often another word: left alone

@@ -426,7 +426,7 @@ def stem(word):
 
 # Nouns made from a word that keep their own sense: the suffix stays.
 _KEEP_SUFFIX = frozenset(("apartment", "department", "experiment", "instrument", "supplement", "implement",
-                          "compliment", "complement", "sentiment", "business", "witness"))
+                          "compliment", "complement", "sentiment", "business", "witness", "fitness", "wellness"))
 
 
 def _measure(w):
@@ -441,15 +441,16 @@ def _measure(w):
 
 
 def _strip_derivation(w):
-    """(True, stem) for a noun made with -ment, -ness, -sion or -tion: retirement meets retired,
-    happiness happy, renovation renovated, depression depressed; (False, w) otherwise."""
+    """(True, stem) for a noun made with -ment, -sion or -tion: retirement meets retired, renovation
+    renovated, depression depressed; (False, adjective) for one made with -ness (happiness: happy),
+    whose own endings are stripped next; (False, w) otherwise."""
     if w in _KEEP_SUFFIX:
         return False, w
     if w.endswith("ment") and _measure(w[:-4]) > 1:
         return True, w[:-4]
     if w.endswith("ness") and _measure(w[:-4]) > 0:
-        base = w[:-4]
-        return (False, base[:-1] + "y") if base.endswith("i") else (True, base)  # loneliness: lonely, then its rules
+        base = w[:-4]  # an adjective, whose own endings go next: loneliness -> lonely, tiredness -> tired
+        return False, (base[:-1] + "y") if base.endswith("i") else base
     if w.endswith(("sion", "tion")) and _measure(w[:-3]) > 1:
         return True, w[:-3]
     return False, w
