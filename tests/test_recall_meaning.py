@@ -331,6 +331,14 @@ class LifeTopicTest(RecallTest):
             (("which country did I visit", "portugal"), ("我去过哪些城市", "chengdu"),
              ("what language am I learning", "spanish"), ("what meat do I like", "steak")))
 
+    def test_a_question_about_work_finds_the_occupation_that_was_named(self):
+        nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
+        hikes = {self.say("Went hiking with Dan"), self.say("周末去爬山了")}
+        for question in ("what do I do for work", "what's my profession", "我是做什么工作的"):
+            ids = self.top_ids(self.probe(question))
+            self.assertEqual(set(ids[:2]), nurse, question)
+            self.assertFalse(hikes & set(ids), question)
+
     def test_a_word_the_archive_lacks_is_stood_for_by_the_same_word_said_shorter(self):
         grave = self.say("清明回老家给爷爷扫墓")
         self.say("中秋和家里人吃了月饼")
