@@ -22,8 +22,12 @@ def compact_row(row):
     slim = {"channel": why.get("channel")}
     # The row's own words, as said (bought, retirement), not the index terms they were found by (buy, retir).
     said = said_as(" ".join(str(row.get(k) or "") for k in ("snippet", "title", "summary")), why.get("matched"))
+
+    def as_said(term):
+        return said[term][1] if term in said else term
+
     if why.get("matched"):
-        slim["matched"] = [said.get(t, (0, t))[1] for t in sorted(why["matched"], key=lambda w: -why["matched"][w])]
+        slim["matched"] = [as_said(t) for t in sorted(why["matched"], key=lambda w: -why["matched"][w])]
     if why.get("alias_route"):
         slim["alias"] = why["alias_route"].get("aliases")
     if why.get("via"):
@@ -34,7 +38,7 @@ def compact_row(row):
         if why.get(key) not in (None, [], {}, ""):
             slim[key] = why[key]
     if said and isinstance(slim.get("stands_for"), dict):
-        slim["stands_for"] = {said.get(t, (0, t))[1]: how for t, how in slim["stands_for"].items()}
+        slim["stands_for"] = {as_said(t): how for t, how in slim["stands_for"].items()}
     out["why"] = slim
     return out
 
