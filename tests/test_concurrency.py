@@ -92,3 +92,43 @@ class KilledWriterTest(ArchiveTest):
         for p in paths.views_dir(self.root).iterdir():
             p.unlink()
         self.assertEqual(archive_index.open_index(self.root).receipt("t1")["turn_id"], "t1")
+
+
+class IndexBusyTest(ArchiveTest):
+    """A long write by another process is not a broken index: the call waits, then says so, and keeps the file."""
+
+    def setUp(self):
+        super().setUp()
+        from unittest import mock
+        patch = mock.patch.object(archive_index, "BUSY_SECONDS", 0.2)
+        patch.start()
+        self.addCleanup(patch.stop)
+        self.addCleanup(archive_index.forget_cached)
+
+    def test_capture_under_another_writer_is_refused_busy_then_goes_through(self):
+        import sqlite3
+        from personal_understanding import capture, receipts
+        from personal_understanding.errors import PuError
+        receipts.preflight(self.root, "我养的猫叫年糕", turn_id="t1", tier="full")
+        first = capture.capture_text(self.root, "我养的猫叫年糕", "t1")["capture_id"]
+        archive_index.forget_cached()
+        db = paths.index_db_path(self.root)
+        for suffix in ("", "-wal", "-shm"):
+            os.unlink(str(db) + suffix) if os.path.exists(str(db) + suffix) else None
+        other = sqlite3.connect(str(db), isolation_level=None)
+        other.execute("PRAGMA journal_mode=WAL")
+        other.execute("BEGIN IMMEDIATE")  # another process building the index afresh, for longer than we wait
+        inode = os.stat(db).st_ino
+        try:
+            with self.assertRaises(PuError) as caught:
+                receipts.preflight(self.root, "年糕今天打了疫苗", turn_id="t2", tier="full")
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        self.assertEqual(caught.exception.code, "INDEX_BUSY")
+        self.assertIn("retry", caught.exception.hint.lower())
+        self.assertEqual(os.stat(db).st_ino, inode)  # not deleted and started again under the other writer
+        receipts.preflight(self.root, "年糕今天打了疫苗", turn_id="t2", tier="full")
+        second = capture.capture_text(self.root, "年糕今天打了疫苗", "t2")["capture_id"]
+        index = archive_index.open_index(self.root)
+        self.assertEqual({index.capture(first)["status"], index.capture(second)["status"]}, {"pending"})

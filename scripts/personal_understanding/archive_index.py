@@ -32,6 +32,7 @@ SCHEMA_VERSION = 13
 WAL_LIMIT = 16 << 20
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
+BUSY_SECONDS = 30  # how long a connection waits for another one's write before it gives up with INDEX_BUSY
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -124,7 +125,7 @@ class ArchiveIndex:
             elif row[0] != str(SCHEMA_VERSION):
                 raise sqlite3.DatabaseError("schema version changed")
         except sqlite3.DatabaseError as exc:
-            refusal = disk_refusal(exc, self.path)
+            refusal = disk_refusal(exc, self.path) or busy_refusal(exc)
             if refusal is not None:
                 self.close()
                 raise refusal from None
@@ -458,7 +459,7 @@ def connect(root, path):
                     raise storage.symlink_refused(paths.rel(root, path.parent) + "/" + path.name + suffix)
         except OSError as exc:
             raise storage.io_error(exc, path, "opening the index") from None
-        db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a big catch-up leaves no big write-ahead log behind
     db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
@@ -507,6 +508,17 @@ def disk_refusal(exc, path):
     return None
 
 
+def busy_refusal(exc):
+    """The PuError for an SQLite failure that is another connection's long write (busy, locked), else None."""
+    number = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc).lower()
+    if number in (5, 6) or "database is locked" in text or "database table is locked" in text:  # BUSY, LOCKED
+        return PuError("INDEX_BUSY", f"the index is being written by another process for more than {BUSY_SECONDS} s",
+                       "Another process (an import, or a rebuild after an update of a large archive) is writing "
+                       "the index, which is derived from the archive's files: retry this call in a minute.")
+    return None
+
+
 def _new_index(root):
     try:
         return ArchiveIndex(root)
@@ -535,6 +547,9 @@ def open_index(root):
     try:
         index.refresh()
     except sqlite3.DatabaseError as exc:
+        busy = busy_refusal(exc)
+        if busy is not None:  # another process is writing: the file is sound, never start it again under that writer
+            raise busy from None
         index = cache[key] = in_memory(root) if disk_refusal(exc, index.path) else _rebuilt(index, root)
         index.refresh()
     return index

@@ -601,6 +601,9 @@ def open_recall(root, docs=None):
     try:
         return _caught_up(ai, docs)
     except sqlite3.DatabaseError as exc:
+        busy = archive_index.busy_refusal(exc)
+        if busy is not None:
+            raise busy from None
         if archive_index.disk_refusal(exc, ai.path) is None:
             raise
         return _caught_up(archive_index.in_memory(root), docs)  # full or read-only disk: recall still works
