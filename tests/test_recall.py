@@ -409,3 +409,61 @@ class IndexLifecycleTest(RecallTest):
         db = open_recall(self.root).db
         self.assertIn("density DESC, doc", db.execute("SELECT sql FROM sqlite_master WHERE name='rpost'").fetchone()[0])
         self.assertIsNone(db.execute("SELECT name FROM sqlite_master WHERE name='rpost_density'").fetchone())
+
+
+class ChunkedBuildTest(RecallTest):
+    """A build from nothing commits chunk by chunk, and whoever opens the index next carries it on."""
+
+    def dump(self, root):
+        from personal_understanding.retrieval import index
+        db = open_recall(root).db
+        names = dict(db.execute("SELECT id, term FROM rterms"))
+        docs = {}
+        for key, packed, length in db.execute("SELECT key, terms, length FROM rdocs"):
+            docs[key] = (sorted((names[t], w) for t, w in index._unpack_terms(packed)), length)
+        return docs, sorted(db.execute("SELECT term, df FROM rterms")), sorted(db.execute("SELECT word FROM rwords"))
+
+    def test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go(self):
+        import shutil
+        from unittest import mock
+        from personal_understanding import archive_index, forget
+        from personal_understanding.retrieval import index
+        said = [self.say(t) for t in ("我养的猫叫年糕", "年糕今天打了疫苗", "Ran my first 10k with Anna",
+                                      "周末和表哥去爬山", "The landlord raised the rent again", "我哥借了两千块还没还")]
+        records.add_record(self.root, kind="event", title="年糕打疫苗", capture_ids=[said[1]])
+        archive_index.forget_cached()
+        index.forget_cached()
+        db = paths.index_db_path(self.root)
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(str(db) + suffix):
+                os.unlink(str(db) + suffix)
+        calls = []
+        real = index.RecallIndex._reindex
+
+        def crash_in_second_chunk(self_, key, learn=True):
+            calls.append(key)
+            if len(calls) == 3:
+                raise KeyboardInterrupt("the process was stopped")
+            return real(self_, key, learn)
+
+        with mock.patch.object(index, "BUILD_CHUNK", 2), \
+                mock.patch.object(index.RecallIndex, "_reindex", crash_in_second_chunk):
+            with self.assertRaises(KeyboardInterrupt):
+                open_recall(self.root)
+        index.forget_cached()
+        recall = archive_index.open_index(self.root)
+        built = recall.db.execute("SELECT COUNT(*) FROM rdocs").fetchone()[0]
+        self.assertEqual(built, 2)  # the first chunk stayed; the second was rolled back
+        self.assertIsNotNone(recall.db.execute("SELECT value FROM meta WHERE key='recall_build'").fetchone())
+        # Meanwhile the archive changes: a new message, and an indexed one forgotten.
+        late = self.say("年糕学会了开门")
+        forget.forget(self.root, said[0], confirm=True)
+        with mock.patch.object(index, "BUILD_CHUNK", 2):
+            ids = self.top_ids(self.probe("年糕"))
+        self.assertIn(late, ids)
+        self.assertNotIn(said[0], ids)
+        self.assertIsNone(open_recall(self.root).db.execute("SELECT value FROM meta WHERE key='recall_build'").fetchone())
+        fresh = os.path.join(self.tmp, "fresh")
+        shutil.copytree(self.root, fresh, ignore=shutil.ignore_patterns("index.sqlite*"))
+        index.forget_cached()
+        self.assertEqual(self.dump(self.root), self.dump(fresh))

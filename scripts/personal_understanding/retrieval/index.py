@@ -28,6 +28,7 @@ from .tokenizer import content_tokens, tokenize
 RECALL_VERSION = "12"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
+BUILD_CHUNK = 3000  # documents per transaction when the recall index is built from nothing (see refresh)
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
@@ -171,7 +172,7 @@ class RecallIndex:
             # an older layout: derived, so start over
             for table in _TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
-            self.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_seq', 'recall_generation')")
+            self.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_seq', 'recall_generation', 'recall_build')")
         self.db.executescript(_DDL)
         self._lexicon = None
         self._lexicon_words = -1
@@ -217,47 +218,92 @@ class RecallIndex:
         return epoch
 
     def refresh(self):
-        """Index what changed since the last refresh. Returns the number of documents touched."""
-        self._check_rows()
-        seq = int(self._meta("recall_seq", "0")) if self._current() else -1
-        if seq >= 0 and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
-            return 0
-        self.db.execute("BEGIN IMMEDIATE")
-        self._writing, self._lexicon_fresh = True, False
-        try:
-            if not self._current():  # from nothing: every capture and record as the archive index holds them now
-                for table in _TABLES:
-                    self.db.execute(f"DELETE FROM {table}")
+        """Index what changed since the last refresh. Returns the number of documents touched.
+
+        A build from nothing goes BUILD_CHUNK documents per transaction, its place kept in the
+        index: another writer (a capture) waits for one chunk, not the whole build, and whoever
+        opens the index next (another process, or this one after a crash) carries on from there.
+        """
+        touched = 0
+        while True:
+            self._check_rows()
+            current = self._current()
+            seq = int(self._meta("recall_seq", "0")) if current else -1
+            if current and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
+                return touched
+            self.db.execute("BEGIN IMMEDIATE")
+            self._writing, self._lexicon_fresh = True, False
+            try:
+                epoch = self._check_rows()
+                if not self._current():
+                    count, seq, done = self._build_step()
+                else:
+                    seq = int(self._meta("recall_seq", "0"))
+                    changes = self.ai.changes_since(seq)  # (another process may have caught up meanwhile: then none)
+                    seq = changes[-1][0] if changes else seq
+                    count = sum(self._reindex(key) for key in dict.fromkeys(key for _seq, key in changes))
+                    done = True
+                if count:
+                    self._epoch = str(int(epoch) + 1)  # this connection's rows were dropped document by document
+                    self._set_meta("recall_epoch", self._epoch)
+                if done:
+                    self._set_meta("recall_seq", seq)
+                    self._set_meta("recall_version", RECALL_VERSION)
+                    self._set_meta("recall_generation", self.ai.generation())
+                    self.db.execute("DELETE FROM changes WHERE seq < ?", (seq,))  # consumed (the last one keeps the count)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
                 self._lexicon = None
-                keys = [f"c:{c}" for (c,) in self.db.execute("SELECT capture_id FROM captures ORDER BY line")]
-                keys += [f"r:{r}" for (r,) in self.db.execute("SELECT id FROM records ORDER BY log, line")]
-                seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0]
-            else:
-                seq = int(self._meta("recall_seq", "0"))
-                changes = self.ai.changes_since(seq)  # (another process may have caught up meanwhile: then none)
-                keys = list(dict.fromkeys(key for _seq, key in changes))
-                seq = changes[-1][0] if changes else seq
-            touched = 0
-            epoch = self._check_rows()
-            for key in keys:
-                touched += self._reindex(key)
-            if touched:
-                self._epoch = str(int(epoch) + 1)  # this connection's rows were dropped document by document
-                self._set_meta("recall_epoch", self._epoch)
-            self._set_meta("recall_seq", seq)
-            self._set_meta("recall_version", RECALL_VERSION)
-            self._set_meta("recall_generation", self.ai.generation())
-            self.db.execute("DELETE FROM changes WHERE seq < ?", (seq,))  # consumed (the last one keeps the count)
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+                self._rows.clear()
+                self._epoch = None
+                raise
+            finally:
+                self._writing = False
+            touched += count
+
+    def _build_step(self):
+        """One chunk of a build from nothing: (documents indexed, changes seq it covers, finished).
+
+        Captures in ledger order, then records by log and line, each from where the last chunk
+        stopped (kept under meta 'recall_build'); what changes meanwhile is caught up afterwards
+        from the changes after the build's seq.
+        """
+        build = json.loads(self._meta("recall_build") or "null")
+        if not build or build.get("version") != RECALL_VERSION or build.get("generation") != str(self.ai.generation()):
+            for table in _TABLES:
+                self.db.execute(f"DELETE FROM {table}")
             self._lexicon = None
-            self._rows.clear()
-            self._epoch = None
-            raise
-        finally:
-            self._writing = False
-        return touched
+            build = {"version": RECALL_VERSION, "generation": str(self.ai.generation()),
+                     "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0],
+                     "captures": [-2, ""], "records": None}
+        keys = []
+        if build["records"] is None:
+            rows = self.db.execute(
+                "SELECT COALESCE(line, -1), capture_id FROM captures WHERE (COALESCE(line, -1), capture_id) > (?, ?) "
+                "ORDER BY 1, 2 LIMIT ?", (*build["captures"], BUILD_CHUNK)).fetchall()
+            keys += [f"c:{c}" for _line, c in rows]
+            if rows:
+                build["captures"] = list(rows[-1])
+            if len(rows) < BUILD_CHUNK:
+                build["records"] = ["", -2, ""]
+        if build["records"] is not None and len(keys) < BUILD_CHUNK:
+            rows = self.db.execute(
+                "SELECT COALESCE(log, ''), COALESCE(line, -1), id FROM records "
+                "WHERE (COALESCE(log, ''), COALESCE(line, -1), id) > (?, ?, ?) ORDER BY 1, 2, 3 LIMIT ?",
+                (*build["records"], BUILD_CHUNK - len(keys))).fetchall()
+            keys += [f"r:{r}" for _log, _line, r in rows]
+            if rows:
+                build["records"] = list(rows[-1])
+            done = len(keys) < BUILD_CHUNK
+        else:
+            done = False
+        count = sum(self._reindex(key) for key in keys)
+        if done:
+            self.db.execute("DELETE FROM meta WHERE key='recall_build'")
+        else:
+            self._set_meta("recall_build", json.dumps(build))
+        return count, build["seq"], done
 
     def _reindex(self, key, learn=True):
         """Rebuild one document. learn=False re-tokenizes with new words but leaves word counts alone."""
