@@ -10,13 +10,14 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 from unittest import mock
 
 from tests.helpers import REPO, SCRIPTS, ArchiveTest
 from tests.schema_check import schema_errors
 
-from personal_understanding import __version__, archive_index, commands, mcp_server, validate
+from personal_understanding import __version__, archive_index, commands, mcp_server, paths, validate
 from personal_understanding.errors import PuError
 
 PERSONAL = "我妹妹小雨下个月在杭州结婚，我有点舍不得。"
@@ -469,6 +470,37 @@ EN_PERSONAL = "My sister Anna got into Oxford today, I am so proud of her."
 # Questions that share no word with what they recall (办喜事 for 结婚, university and sibling for Oxford and sister).
 RECALL_ZH = "你还记得我家里谁要办喜事吗？"
 RECALL_EN = "Do you remember which university accepted my sibling?"
+
+
+class WarmStartTest(ArchiveTest):
+    def test_the_server_builds_the_recall_index_before_the_first_call(self):
+        """A server started on an archive whose index is gone (an update, a copy) rebuilds it before it is asked."""
+        import sqlite3
+        from personal_understanding import capture, receipts
+        receipts.preflight(self.root, "我养的猫叫年糕，今天带它打了疫苗", turn_id="t1", tier="full")
+        cid = capture.capture_text(self.root, "我养的猫叫年糕，今天带它打了疫苗", "t1")["capture_id"]
+        archive_index.forget_cached()
+        db = paths.index_db_path(self.root)
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(str(db) + suffix):
+                os.unlink(str(db) + suffix)
+        server = server_process(self.root, self.tmp)
+        try:
+            server.initialize()
+            deadline, built = time.monotonic() + 60, None
+            while built is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+                if db.exists():
+                    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+                        with contextlib.suppress(sqlite3.Error):
+                            built = con.execute("SELECT value FROM meta WHERE key='recall_version'").fetchone()
+            self.assertIsNotNone(built, "no recall index was built without a call")
+            result = server.call("personal_turn", {"text": "你还记得我的猫年糕打过疫苗吗？", "turn_id": "t2"})
+            self.assertFalse(result["isError"], result)
+            self.assertIn(cid, [r["id"] for r in result["structuredContent"]["recall"]["top"]])
+        finally:
+            self.assertEqual(server.close(), 0)
+        self.assertIn("indexes ready", server.stderr_text())
 
 
 class SubprocessTest(ArchiveTest):

@@ -20,10 +20,13 @@ Protocol rules this module keeps:
 
 import argparse
 import contextlib
+import datetime
 import io
 import json
 import os
 import sys
+import threading
+import time
 import traceback
 
 from . import __version__, archive, commands, inputs, mcp_resources, paths
@@ -458,6 +461,27 @@ def ensure_archive(root, log):
         log(f"cannot create the archive at {root}: {exc}; tools will report the problem")
 
 
+def warm(root, log):
+    """Catch the indexes up and load what a first read needs, while the client has not asked yet.
+
+    After an update that re-indexes the archive this is the rebuild (a minute at 100 000
+    messages); otherwise the catch-up of what other processes wrote and the start-up work
+    of a read (the dictionary, the built-in thesaurus, the time rules). A call that comes
+    meanwhile waits at most one chunk of the build for its own writes (retrieval/index.py).
+    """
+    started = time.perf_counter()
+    try:
+        from .retrieval import index, knowledge, timeexpr
+        if archive.exists(root):
+            index.open_recall(root).lexicon()
+        knowledge.load()
+        timeexpr.resolve("昨天 last week 2024-08-01", datetime.date.today())
+    except Exception as exc:  # derived work only: the first call does it, and reports what stops it
+        log(f"warm-up stopped: {type(exc).__name__}: {exc}")
+        return
+    log(f"indexes ready in {time.perf_counter() - started:.1f} s")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="mcp_server.py",
@@ -483,6 +507,7 @@ def main(argv=None):
     server_log(f"{__version__} serving archive {root} with the {args.tools} tool profile (protocol up to {LATEST_PROTOCOL})")
     for folder in args.allow_dir:
         server_log(f"path arguments may reach {os.path.realpath(os.path.expanduser(folder))}")
+    threading.Thread(target=warm, args=(root, server_log), name="warm-up", daemon=True).start()
     try:
         return serve(proto_in, proto_out, root, allowed_dirs=args.allow_dir, tools=args.tools)
     except KeyboardInterrupt:
