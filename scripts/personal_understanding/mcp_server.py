@@ -461,17 +461,22 @@ def ensure_archive(root, log):
         log(f"cannot create the archive at {root}: {exc}; tools will report the problem")
 
 
-def warm(root, log):
-    """Catch the indexes up and load what a first read needs, while the client has not asked yet.
+def warm(root, log, tools="default"):
+    """Catch the indexes up and load what a first call needs, while the client has not asked yet.
 
     After an update that re-indexes the archive this is the rebuild (a minute at 100 000
     messages); otherwise the catch-up of what other processes wrote and the start-up work
-    of a read (the dictionary, the built-in thesaurus, the time rules). A call that comes
-    meanwhile waits at most one chunk of the build for its own writes (retrieval/index.py).
+    of a turn (the tools' modules, the classifier's cues, the dictionary, the built-in
+    thesaurus, the time rules). A call that comes meanwhile waits at most one chunk of the
+    build for its own writes (retrieval/index.py).
     """
     started = time.perf_counter()
     try:
+        for command in commands.profile(tools):
+            command.function()
+        from .classifier import classify
         from .retrieval import index, knowledge, timeexpr
+        classify("今天和妈妈吃了火锅，谢谢你 I had a great day, thanks!")
         if archive.exists(root):
             index.open_recall(root).lexicon()
         knowledge.load()
@@ -507,7 +512,7 @@ def main(argv=None):
     server_log(f"{__version__} serving archive {root} with the {args.tools} tool profile (protocol up to {LATEST_PROTOCOL})")
     for folder in args.allow_dir:
         server_log(f"path arguments may reach {os.path.realpath(os.path.expanduser(folder))}")
-    threading.Thread(target=warm, args=(root, server_log), name="warm-up", daemon=True).start()
+    threading.Thread(target=warm, args=(root, server_log, args.tools), name="warm-up", daemon=True).start()
     try:
         return serve(proto_in, proto_out, root, allowed_dirs=args.allow_dir, tools=args.tools)
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ it is re-indexed with it.
 import json
 import re
 import sqlite3
+import time
 
 from .. import archive_index, schema
 from ..archive_index import open_index, rows_in
@@ -28,7 +29,8 @@ from .tokenizer import content_tokens, tokenize
 RECALL_VERSION = "12"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
-BUILD_CHUNK = 3000  # documents per transaction when the recall index is built from nothing (see refresh)
+BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
+BUILD_PAUSE = 0.11  # seconds between two chunks: longer than SQLite's longest busy wait (0.1 s), so a writer gets in
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
@@ -261,6 +263,8 @@ class RecallIndex:
             finally:
                 self._writing = False
             touched += count
+            if not done:
+                time.sleep(BUILD_PAUSE)  # a builder that begins again at once starves every other writer
 
     def _build_step(self):
         """One chunk of a build from nothing: (documents indexed, changes seq it covers, finished).
