@@ -457,9 +457,11 @@ class ChunkedBuildTest(RecallTest):
         self.assertIsNotNone(recall.db.execute("SELECT value FROM meta WHERE key='recall_build'").fetchone())
         # Meanwhile the archive changes: a new message, and an indexed one forgotten.
         late = self.say("年糕学会了开门")
-        forget.forget(self.root, said[0], confirm=True)
+        forget.forget(self.root, said[0], confirm=True)  # indexed in the first chunk
+        forget.forget(self.root, said[4], confirm=True)  # still to come in the build's list
         with mock.patch.object(index, "BUILD_CHUNK", 2):
             ids = self.top_ids(self.probe("年糕"))
+            self.assertEqual(self.top_ids(self.probe("landlord rent")), [])
         self.assertIn(late, ids)
         self.assertNotIn(said[0], ids)
         self.assertIsNone(open_recall(self.root).db.execute("SELECT value FROM meta WHERE key='recall_build'").fetchone())
@@ -467,3 +469,28 @@ class ChunkedBuildTest(RecallTest):
         shutil.copytree(self.root, fresh, ignore=shutil.ignore_patterns("index.sqlite*"))
         index.forget_cached()
         self.assertEqual(self.dump(self.root), self.dump(fresh))
+
+    def test_a_read_during_another_build_says_so_and_the_words_are_still_saved(self):
+        import sqlite3
+        from personal_understanding import archive_index, storage, turn
+        from personal_understanding.errors import PuError
+        from personal_understanding.retrieval import index
+        cid = self.say("我养的猫叫年糕")
+        db = paths.index_db_path(self.root)
+        with sqlite3.connect(str(db)) as con:  # an update: the recall index must be built again
+            con.execute("DELETE FROM meta WHERE key LIKE 'recall_%'")
+        archive_index.forget_cached()
+        index.forget_cached()
+        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # another process building it
+        try:
+            with self.assertRaises(PuError) as caught:
+                self.probe("年糕")
+            self.assertEqual(caught.exception.code, "INDEX_BUILDING")
+            out = turn.turn(self.root, "年糕今天第一次自己开了门，我吓了一跳", turn_id="t-during")
+            self.assertTrue(out["captured"])
+            self.assertEqual(out["read_error"]["code"], "INDEX_BUILDING")
+        finally:
+            storage.release_file_lock(other)
+        ids = self.top_ids(self.probe("年糕"))
+        self.assertIn(cid, ids)
+        self.assertIn(out["capture_id"], ids)

@@ -192,5 +192,5 @@ def _register(root, written, events, docs=None):
     try:
         open_recall(root, docs)
     except PuError as exc:
-        if exc.code not in ("WRITE_DENIED", "DISK_FULL"):
-            raise  # (a full or read-only disk: the next read builds what is missing)
+        if exc.code not in ("WRITE_DENIED", "DISK_FULL", "INDEX_BUSY", "INDEX_BUILDING"):
+            raise  # (a full or read-only disk, or another process building: the next read builds what is missing)

@@ -188,6 +188,29 @@ def _try_lock(fd, shared=False):
         return False
 
 
+def try_file_lock(root, path):
+    """An exclusive lock on `path` (created owner-only, never through a link) held by the returned
+    descriptor, or None when another process or thread holds it. It ends with the descriptor
+    (release_file_lock) or with the process."""
+    private_file(root, path)
+    fd = os.open(path, os.O_RDWR | _NOFOLLOW | _BINARY)
+    try:
+        if _try_lock(fd):
+            return fd
+    except BaseException:
+        os.close(fd)
+        raise
+    os.close(fd)
+    return None
+
+
+def release_file_lock(fd):
+    try:
+        _unlock(fd)
+    finally:
+        os.close(fd)
+
+
 def _unlock(fd):
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_UN)

@@ -18,7 +18,7 @@ import re
 import sqlite3
 import time
 
-from .. import archive_index, schema
+from .. import archive_index, schema, storage
 from ..archive_index import open_index, rows_in
 from ..capture import read_capture
 from ..errors import PuError
@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TE
 CREATE TABLE IF NOT EXISTS rwords (word TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rspeakers (speaker TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rbuild (pos INTEGER PRIMARY KEY, key TEXT);
 """
 _TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases", "rspeakers")
 
@@ -172,7 +173,7 @@ class RecallIndex:
         if (columns and columns != list(DOC_FIELDS) + ["ngrams", "terms"]) or (vocabulary and "id" not in vocabulary) \
                 or (postings and "density DESC, doc" not in postings[0]):
             # an older layout: derived, so start over
-            for table in _TABLES:
+            for table in _TABLES + ("rbuild",):
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("DELETE FROM meta WHERE key IN ('recall_version', 'recall_seq', 'recall_generation', 'recall_build')")
         self.db.executescript(_DDL)
@@ -184,6 +185,7 @@ class RecallIndex:
         self.known_docs = {}
         self._rows = {}  # doc -> row, for documents read before (a warm process reads the same ones again)
         self._epoch = None
+        self._builder = None  # descriptor holding views/recall-build.lock while this connection builds
 
     # --- lexicon ------------------------------------------------------------
     def lexicon(self):
@@ -232,7 +234,10 @@ class RecallIndex:
             current = self._current()
             seq = int(self._meta("recall_seq", "0")) if current else -1
             if current and not self.db.execute("SELECT 1 FROM changes WHERE seq > ? LIMIT 1", (seq,)).fetchone():
+                self._end_build()
                 return touched
+            if not current and not self._claim_build():
+                raise self._building()
             self.db.execute("BEGIN IMMEDIATE")
             self._writing, self._lexicon_fresh = True, False
             try:
@@ -259,6 +264,7 @@ class RecallIndex:
                 self._lexicon = None
                 self._rows.clear()
                 self._epoch = None
+                self._end_build()  # the next one to open the index carries the build on
                 raise
             finally:
                 self._writing = False
@@ -266,46 +272,58 @@ class RecallIndex:
             if not done:
                 time.sleep(BUILD_PAUSE)  # a builder that begins again at once starves every other writer
 
+    def _claim_build(self):
+        """True when this connection may build: it holds views/recall-build.lock (or the index is in memory)."""
+        if self._builder is None and not self.ai.in_memory:
+            try:
+                self._builder = storage.try_file_lock(self.ai.root, self.ai.path.with_name("recall-build.lock"))
+            except OSError:  # a full or read-only disk: the build's own writes fail and it moves to memory
+                return True
+            return self._builder is not None
+        return True
+
+    def _end_build(self):
+        if self._builder is not None:
+            builder, self._builder = self._builder, None
+            storage.release_file_lock(builder)
+
+    def _building(self):
+        """INDEX_BUILDING: another process (or this server's start-up) is building the recall index."""
+        build = json.loads(self._meta("recall_build") or "null") or {}
+        total = self.db.execute("SELECT MAX(pos) FROM rbuild").fetchone()[0] or 0
+        done = min(build.get("pos", 0), total)
+        return PuError("INDEX_BUILDING",
+                       f"the recall index is being built from the archive by another process ({done} of {total} "
+                       "documents so far)",
+                       "It is rebuilt after an update or a copy of the archive (about a minute at 100 000 messages); "
+                       "what the user says is still saved meanwhile. Retry the read in a minute.",
+                       {"documents_built": done, "documents": total})
+
     def _build_step(self):
         """One chunk of a build from nothing: (documents indexed, changes seq it covers, finished).
 
-        Captures in ledger order, then records by log and line, each from where the last chunk
-        stopped (kept under meta 'recall_build'); what changes meanwhile is caught up afterwards
-        from the changes after the build's seq.
+        The build's order (captures by ledger line, then records by log and line) is listed in
+        rbuild when it starts, and meta 'recall_build' says how far it got; what changes
+        meanwhile is caught up afterwards from the changes after the build's seq.
         """
         build = json.loads(self._meta("recall_build") or "null")
         if not build or build.get("version") != RECALL_VERSION or build.get("generation") != str(self.ai.generation()):
-            for table in _TABLES:
+            for table in _TABLES + ("rbuild",):
                 self.db.execute(f"DELETE FROM {table}")
             self._lexicon = None
+            self.db.execute("INSERT INTO rbuild (key) SELECT 'c:' || capture_id FROM captures ORDER BY line")
+            self.db.execute("INSERT INTO rbuild (key) SELECT 'r:' || id FROM records ORDER BY log, line")
             build = {"version": RECALL_VERSION, "generation": str(self.ai.generation()),
-                     "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0],
-                     "captures": [-2, ""], "records": None}
-        keys = []
-        if build["records"] is None:
-            rows = self.db.execute(
-                "SELECT COALESCE(line, -1), capture_id FROM captures WHERE (COALESCE(line, -1), capture_id) > (?, ?) "
-                "ORDER BY 1, 2 LIMIT ?", (*build["captures"], BUILD_CHUNK)).fetchall()
-            keys += [f"c:{c}" for _line, c in rows]
-            if rows:
-                build["captures"] = list(rows[-1])
-            if len(rows) < BUILD_CHUNK:
-                build["records"] = ["", -2, ""]
-        if build["records"] is not None and len(keys) < BUILD_CHUNK:
-            rows = self.db.execute(
-                "SELECT COALESCE(log, ''), COALESCE(line, -1), id FROM records "
-                "WHERE (COALESCE(log, ''), COALESCE(line, -1), id) > (?, ?, ?) ORDER BY 1, 2, 3 LIMIT ?",
-                (*build["records"], BUILD_CHUNK - len(keys))).fetchall()
-            keys += [f"r:{r}" for _log, _line, r in rows]
-            if rows:
-                build["records"] = list(rows[-1])
-            done = len(keys) < BUILD_CHUNK
-        else:
-            done = False
-        count = sum(self._reindex(key) for key in keys)
+                     "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0], "pos": 0}
+        rows = self.db.execute("SELECT pos, key FROM rbuild WHERE pos > ? ORDER BY pos LIMIT ?",
+                               (build["pos"], BUILD_CHUNK)).fetchall()
+        count = sum(self._reindex(key) for _pos, key in rows)
+        done = len(rows) < BUILD_CHUNK
         if done:
+            self.db.execute("DELETE FROM rbuild")
             self.db.execute("DELETE FROM meta WHERE key='recall_build'")
         else:
+            build["pos"] = rows[-1][0]
             self._set_meta("recall_build", json.dumps(build))
         return count, build["seq"], done
 
