@@ -288,13 +288,13 @@ class RecallIndex:
             storage.release_file_lock(builder)
 
     def _building(self):
-        """INDEX_BUILDING: another process (or this server's start-up) is building the recall index."""
+        """INDEX_BUILDING: another process or thread (a server starting up) is building the recall index."""
         build = json.loads(self._meta("recall_build") or "null") or {}
         total = self.db.execute("SELECT MAX(pos) FROM rbuild").fetchone()[0] or 0
         done = min(build.get("pos", 0), total)
         return PuError("INDEX_BUILDING",
-                       f"the recall index is being built from the archive by another process ({done} of {total} "
-                       "documents so far)",
+                       f"the recall index is being built from the archive ({done} of {total} documents so far) "
+                       "by another process or the server's start-up",
                        "It is rebuilt after an update or a copy of the archive (about a minute at 100 000 messages); "
                        "what the user says is still saved meanwhile. Retry the read in a minute.",
                        {"documents_built": done, "documents": total})
