@@ -307,9 +307,12 @@ class RecallIndex:
         meanwhile is caught up afterwards from the changes after the build's seq.
         """
         build = json.loads(self._meta("recall_build") or "null")
-        if not build or build.get("version") != RECALL_VERSION or build.get("generation") != str(self.ai.generation()):
+        mine = self._meta("recall_version") == "building:" + RECALL_VERSION  # not rebuilt since by another version
+        if not mine or not build or build.get("version") != RECALL_VERSION \
+                or build.get("generation") != str(self.ai.generation()):
             for table in _TABLES + ("rbuild",):
                 self.db.execute(f"DELETE FROM {table}")
+            self._set_meta("recall_version", "building:" + RECALL_VERSION)
             self._lexicon = None
             self.db.execute("INSERT INTO rbuild (key) SELECT 'c:' || capture_id FROM captures ORDER BY line")
             self.db.execute("INSERT INTO rbuild (key) SELECT 'r:' || id FROM records ORDER BY log, line")
