@@ -504,3 +504,22 @@ class ChunkedBuildTest(RecallTest):
     def test_a_build_cut_short_and_rebuilt_by_another_version_starts_over(self):
         self.older_version_meanwhile = True
         self.test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go()
+
+    def test_a_read_waits_out_a_short_build_by_another(self):
+        import sqlite3
+        import threading
+        from personal_understanding import archive_index, storage
+        from personal_understanding.retrieval import index
+        cid = self.say("我养的猫叫年糕")
+        db = paths.index_db_path(self.root)
+        with sqlite3.connect(str(db)) as con:
+            con.execute("DELETE FROM meta WHERE key LIKE 'recall_%'")
+        archive_index.forget_cached()
+        index.forget_cached()
+        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # a build of a small archive
+        ends = threading.Timer(0.25, storage.release_file_lock, (other,))  # within index.BUILD_WAIT
+        ends.start()
+        try:
+            self.assertIn(cid, self.top_ids(self.probe("年糕")))
+        finally:
+            ends.join()

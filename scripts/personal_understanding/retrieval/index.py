@@ -30,6 +30,7 @@ RECALL_VERSION = "12"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
+BUILD_WAIT = 1.0  # seconds a read waits for another's build before it answers INDEX_BUILDING
 BUILD_PAUSE = 0.11  # seconds between two chunks: longer than SQLite's longest busy wait (0.1 s), so a writer gets in
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
@@ -237,7 +238,9 @@ class RecallIndex:
                 self._end_build()
                 return touched
             if not current and not self._claim_build():
-                raise self._building()
+                if not self._await_build():
+                    raise self._building()
+                continue
             self.db.execute("BEGIN IMMEDIATE")
             self._writing, self._lexicon_fresh = True, False
             try:
@@ -281,6 +284,15 @@ class RecallIndex:
                 return True
             return self._builder is not None
         return True
+
+    def _await_build(self):
+        """Wait up to BUILD_WAIT for another's build to end (a small archive's takes less): True once it has."""
+        deadline = time.monotonic() + BUILD_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            if self._current() or self._claim_build():
+                return True
+        return False
 
     def _end_build(self):
         if self._builder is not None:
