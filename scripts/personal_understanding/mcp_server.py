@@ -467,8 +467,8 @@ def warm(root, log, tools="default"):
     After an update that re-indexes the archive this is the rebuild (a minute at 100 000
     messages); otherwise the catch-up of what other processes wrote and the start-up work
     of a turn (the tools' modules, the classifier's cues, the dictionary, the built-in
-    thesaurus, the time rules). A call that comes meanwhile waits at most one chunk of the
-    build for its own writes (retrieval/index.py).
+    thesaurus, the time rules). A call meanwhile writes between two chunks of the build; its
+    read waits up to a second, then answers INDEX_BUILDING (retrieval/index.py).
     """
     started = time.perf_counter()
     try:
