@@ -132,3 +132,24 @@ class IndexBusyTest(ArchiveTest):
         second = capture.capture_text(self.root, "年糕今天打了疫苗", "t2")["capture_id"]
         index = archive_index.open_index(self.root)
         self.assertEqual({index.capture(first)["status"], index.capture(second)["status"]}, {"pending"})
+
+    def test_a_new_index_file_being_created_elsewhere_is_waited_for(self):
+        """Switching a new file to WAL is refused at once (no busy wait) while another connection creates it."""
+        import sqlite3
+        import threading
+        db = paths.index_db_path(self.root)
+        archive_index.forget_cached()
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(str(db) + suffix):
+                os.unlink(str(db) + suffix)
+        other = sqlite3.connect(str(db), isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("CREATE TABLE being_made (x)")  # another connection's first writes, not yet in WAL mode
+        done = threading.Timer(0.15, lambda: (other.execute("COMMIT"), other.close()))
+        done.start()
+        try:
+            con = archive_index.connect(self.root, db)
+            self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+            con.close()
+        finally:
+            done.join()

@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 from . import paths, storage
@@ -460,7 +461,7 @@ def connect(root, path):
         except OSError as exc:
             raise storage.io_error(exc, path, "opening the index") from None
         db = sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
+        _wal(db)
         db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a big catch-up leaves no big write-ahead log behind
     db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
     db.execute(f"PRAGMA cache_size=-{CACHE_KB}")  # a read touches pages all over the file: keep the hot ones
@@ -506,6 +507,20 @@ def disk_refusal(exc, path):
     if number in (3, 8, 14) or "readonly" in text or "unable to open" in text:  # PERM, READONLY, CANTOPEN
         return storage.io_error(OSError(errno.EROFS, str(exc)), path, "updating the index")
     return None
+
+
+def _wal(db):
+    """Write-ahead logging. Switching a new file to it is refused at once, not waited for, while another
+    connection is creating that file (a server's start-up and its first call): wait for it here."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if busy_refusal(exc) is None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def busy_refusal(exc):
