@@ -254,6 +254,9 @@ class TopicTest(RecallTest):
         self.assertNotIn(self.old_sushi_talk, ids[:2])  # sushi is food, but not from last week
 
 
+SAID_ON = "2026-11-30T12:00:00Z"  # questions below ask as of 2026-12-01, whatever today is
+
+
 class LifeTopicTest(RecallTest):
     def test_questions_about_work_and_feelings_reach_what_was_said_about_them(self):
         interview = self.say("面试过了！下周一去新公司报到")
@@ -268,8 +271,8 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(out["top"][0]["why"]["stands_for"]["生气"]["query_word"], "feeling")
 
     def assert_each_finds_first(self, messages, cases):
-        """Say each message; then each question's first row is the message it names."""
-        said = {name: self.say(text) for name, text in messages.items()}
+        """Say each message (the day before the questions' as_of); then each question's first row is the message it names."""
+        said = {name: self.say(text, day=SAID_ON) for name, text in messages.items()}
         for question, expected in cases:
             out = self.probe(question, as_of="2026-12-01")
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
@@ -347,10 +350,10 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(out["top"][0]["why"]["stands_for"]["清明"]["query_word"], "清明节")
 
     def test_worries_reach_what_weighs_on_the_user_and_not_what_cheered_them(self):
-        burden = self.say("婆婆来住两个月，有点压力")
-        sleepless = self.say("最近失眠很严重，每天三点才睡着")
-        outing = self.say("公司团建去了千岛湖，玩得很开心")
-        concert = self.say("和闺蜜小美去看了周杰伦的演唱会")
+        burden = self.say("婆婆来住两个月，有点压力", day=SAID_ON)
+        sleepless = self.say("最近失眠很严重，每天三点才睡着", day=SAID_ON)
+        outing = self.say("公司团建去了千岛湖，玩得很开心", day=SAID_ON)
+        concert = self.say("和闺蜜小美去看了周杰伦的演唱会", day=SAID_ON)
         for question in ("最近有什么烦心事", "what's been worrying me"):
             ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
             self.assertEqual(set(ids[:2]), {burden, sleepless}, question)
