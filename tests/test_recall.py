@@ -523,3 +523,17 @@ class ChunkedBuildTest(RecallTest):
             self.assertIn(cid, self.top_ids(self.probe("年糕")))
         finally:
             ends.join()
+
+    def test_rebuild_views_leaves_a_build_under_way_alone(self):
+        from personal_understanding import storage, views
+        cid = self.say("我养的猫叫年糕")
+        db = paths.index_db_path(self.root)
+        inode = os.stat(db).st_ino
+        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # a server building
+        try:
+            self.refused("INDEX_BUILDING", views.rebuild_views, self.root)
+            self.assertEqual(os.stat(db).st_ino, inode)
+        finally:
+            storage.release_file_lock(other)
+        views.rebuild_views(self.root)
+        self.assertIn(cid, self.top_ids(self.probe("年糕")))

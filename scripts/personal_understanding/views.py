@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import archive, ledger, paths, storage, timeutil
 from .archive_index import forget_cached, open_index
+from .errors import PuError
 
 
 def discard(root):
@@ -27,6 +28,21 @@ def discard(root):
             storage.remove_file(root, os.path.join(dirpath, name))
             removed.append(name)
     return removed
+
+
+def _refuse_during_a_build(root):
+    """A recall build under way (a server's start-up) already rebuilds: deleting its file under it wastes it."""
+    lock = paths.index_db_path(root).with_name("recall-build.lock")
+    try:
+        held = storage.try_file_lock(root, lock) if lock.exists() else -1
+    except OSError:  # a read-only or full disk: nothing can be building here
+        return
+    if held is None:
+        raise PuError("INDEX_BUILDING", "the recall index is being built by another process (a server's start-up)",
+                      "That build makes what this command would; wait for it to end (about a minute at 100 000 "
+                      "messages), then run this again if it is still needed.")
+    if held >= 0:
+        storage.release_file_lock(held)
 
 
 def make_room(root, folder):
@@ -47,6 +63,7 @@ def rebuild_views(root, now=None):
     archive.require(root)
     moment = now or timeutil.now()
     with storage.archive_lock(root, "rebuild_views"):
+        _refuse_during_a_build(root)
         discard(root)
         index = open_index(root)
         from .retrieval.index import open_recall
