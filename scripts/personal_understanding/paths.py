@@ -162,6 +162,11 @@ def index_db_path(root):
     return views_dir(root) / "index.sqlite"
 
 
+def recall_build_lock_path(root):
+    """Held by whoever builds the recall index from nothing (retrieval/index.py)."""
+    return views_dir(root) / "recall-build.lock"
+
+
 def verified_db_path(root):
     return views_dir(root) / "verified.sqlite"
 

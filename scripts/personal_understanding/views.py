@@ -30,21 +30,6 @@ def discard(root):
     return removed
 
 
-def _refuse_during_a_build(root):
-    """A recall build under way (a server's start-up) already rebuilds: deleting its file under it wastes it."""
-    lock = paths.index_db_path(root).with_name("recall-build.lock")
-    try:
-        held = storage.try_file_lock(root, lock) if lock.exists() else -1
-    except OSError:  # a read-only or full disk: nothing can be building here
-        return
-    if held is None:
-        raise PuError("INDEX_BUILDING", "the recall index is being built by another process (a server's start-up)",
-                      "That build makes what this command would; wait for it to end (about a minute at 100 000 "
-                      "messages), then run this again if it is still needed.")
-    if held >= 0:
-        storage.release_file_lock(held)
-
-
 def make_room(root, folder):
     """Before writing under views/: a plain file where one of its folders belongs is derived debris; remove it.
 
@@ -63,11 +48,14 @@ def rebuild_views(root, now=None):
     archive.require(root)
     moment = now or timeutil.now()
     with storage.archive_lock(root, "rebuild_views"):
-        _refuse_during_a_build(root)
+        from .retrieval.index import build_under_way, open_recall
+
+        if build_under_way(root):  # that build makes what this would: deleting its file under it wastes it
+            raise PuError("INDEX_BUILDING", "the recall index is being built by another process (a server's start-up)",
+                          "That build makes what this command would; wait for it to end (about a minute at 100 000 "
+                          "messages), then run this again if it is still needed.")
         discard(root)
         index = open_index(root)
-        from .retrieval.index import open_recall
-
         recall = open_recall(root)
         ledger.write_projection(root, timeutil.iso(moment))
         rebuilt = ["index.sqlite (archive index)", "index.sqlite (recall index and archive lexicon)",

@@ -18,7 +18,7 @@ import re
 import sqlite3
 import time
 
-from .. import archive_index, schema, storage
+from .. import archive_index, paths, schema, storage
 from ..archive_index import open_index, rows_in
 from ..capture import read_capture
 from ..errors import PuError
@@ -279,7 +279,7 @@ class RecallIndex:
         """True when this connection may build: it holds views/recall-build.lock (or the index is in memory)."""
         if self._builder is None and not self.ai.in_memory:
             try:
-                self._builder = storage.try_file_lock(self.ai.root, self.ai.path.with_name("recall-build.lock"))
+                self._builder = storage.try_file_lock(self.ai.root, paths.recall_build_lock_path(self.ai.root))
             except OSError:  # a full or read-only disk: the build's own writes fail and it moves to memory
                 return True
             return self._builder is not None
@@ -704,6 +704,21 @@ def _caught_up(ai, docs=None):
     finally:
         recall.known_docs = {}
     return recall
+
+
+def build_under_way(root):
+    """True while another process or thread builds the recall index from nothing (it holds the build's lock)."""
+    lock = paths.recall_build_lock_path(root)
+    if not lock.exists():
+        return False
+    try:
+        held = storage.try_file_lock(root, lock)
+    except OSError:  # a read-only or full disk: nothing can be building here
+        return False
+    if held is None:
+        return True
+    storage.release_file_lock(held)
+    return False
 
 
 def forget_cached():
