@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 
-from personal_understanding import archive, archive_index  # noqa: E402
+from personal_understanding import archive, archive_index, paths  # noqa: E402
 
 
 class ArchiveTest(unittest.TestCase):
@@ -85,3 +85,24 @@ def write(path, text):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text, encoding="utf-8")
     return str(path)
+
+
+def drop_index(root):
+    """Delete the index file (and its -wal, -shm), as a copy of the archive or a lost views/ would leave it."""
+    archive_index.forget_cached()
+    db = paths.index_db_path(root)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(str(db) + suffix):
+            os.unlink(str(db) + suffix)
+    return db
+
+
+def stale_recall_index(root):
+    """Mark the recall index as built by an older version (an update that re-indexes words): it is rebuilt."""
+    import sqlite3
+    from personal_understanding.retrieval import index
+
+    archive_index.forget_cached()
+    index.forget_cached()
+    with sqlite3.connect(str(paths.index_db_path(root))) as con:
+        con.execute("DELETE FROM meta WHERE key LIKE 'recall_%'")

@@ -8,7 +8,7 @@ import sys
 import textwrap
 import time
 
-from tests.helpers import SCRIPTS, ArchiveTest
+from tests.helpers import SCRIPTS, ArchiveTest, drop_index
 
 from personal_understanding import archive_index, paths, storage, validate
 
@@ -111,10 +111,7 @@ class IndexBusyTest(ArchiveTest):
         from personal_understanding.errors import PuError
         receipts.preflight(self.root, "我养的猫叫年糕", turn_id="t1", tier="full")
         first = capture.capture_text(self.root, "我养的猫叫年糕", "t1")["capture_id"]
-        archive_index.forget_cached()
-        db = paths.index_db_path(self.root)
-        for suffix in ("", "-wal", "-shm"):
-            os.unlink(str(db) + suffix) if os.path.exists(str(db) + suffix) else None
+        db = drop_index(self.root)
         other = sqlite3.connect(str(db), isolation_level=None)
         other.execute("PRAGMA journal_mode=WAL")
         other.execute("BEGIN IMMEDIATE")  # another process building the index afresh, for longer than we wait
@@ -137,11 +134,7 @@ class IndexBusyTest(ArchiveTest):
         """Switching a new file to WAL is refused at once (no busy wait) while another connection creates it."""
         import sqlite3
         import threading
-        db = paths.index_db_path(self.root)
-        archive_index.forget_cached()
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(str(db) + suffix):
-                os.unlink(str(db) + suffix)
+        db = drop_index(self.root)
         other = sqlite3.connect(str(db), isolation_level=None, check_same_thread=False)
         other.execute("BEGIN IMMEDIATE")
         other.execute("CREATE TABLE being_made (x)")  # another connection's first writes, not yet in WAL mode

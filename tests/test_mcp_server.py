@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from tests.helpers import REPO, SCRIPTS, ArchiveTest
+from tests.helpers import REPO, SCRIPTS, ArchiveTest, drop_index
 from tests.schema_check import schema_errors
 
-from personal_understanding import __version__, archive_index, commands, mcp_server, paths, validate
+from personal_understanding import __version__, archive_index, commands, mcp_server, validate
 from personal_understanding.errors import PuError
 
 PERSONAL = "我妹妹小雨下个月在杭州结婚，我有点舍不得。"
@@ -479,11 +479,7 @@ class WarmStartTest(ArchiveTest):
         from personal_understanding import capture, receipts
         receipts.preflight(self.root, "我养的猫叫年糕，今天带它打了疫苗", turn_id="t1", tier="full")
         cid = capture.capture_text(self.root, "我养的猫叫年糕，今天带它打了疫苗", "t1")["capture_id"]
-        archive_index.forget_cached()
-        db = paths.index_db_path(self.root)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(str(db) + suffix):
-                os.unlink(str(db) + suffix)
+        db = drop_index(self.root)
         server = server_process(self.root, self.tmp)
         try:
             server.initialize()

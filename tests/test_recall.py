@@ -4,7 +4,7 @@ import datetime
 import json
 import os
 
-from tests.helpers import ArchiveTest, write
+from tests.helpers import ArchiveTest, drop_index, stale_recall_index, write
 
 from personal_understanding import capture, paths, receipts, records, timeutil
 from personal_understanding.errors import PuError
@@ -433,12 +433,8 @@ class ChunkedBuildTest(RecallTest):
         said = [self.say(t) for t in ("我养的猫叫年糕", "年糕今天打了疫苗", "Ran my first 10k with Anna",
                                       "周末和表哥去爬山", "The landlord raised the rent again", "我哥借了两千块还没还")]
         records.add_record(self.root, kind="event", title="年糕打疫苗", capture_ids=[said[1]])
-        archive_index.forget_cached()
         index.forget_cached()
-        db = paths.index_db_path(self.root)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(str(db) + suffix):
-                os.unlink(str(db) + suffix)
+        drop_index(self.root)
         calls = []
         real = index.RecallIndex._reindex
 
@@ -477,17 +473,10 @@ class ChunkedBuildTest(RecallTest):
         self.assertEqual(self.dump(self.root), self.dump(fresh))
 
     def test_a_read_during_another_build_says_so_and_the_words_are_still_saved(self):
-        import sqlite3
-        from personal_understanding import archive_index, storage, turn
-        from personal_understanding.errors import PuError
-        from personal_understanding.retrieval import index
+        from personal_understanding import storage, turn
         cid = self.say("我养的猫叫年糕")
-        db = paths.index_db_path(self.root)
-        with sqlite3.connect(str(db)) as con:  # an update: the recall index must be built again
-            con.execute("DELETE FROM meta WHERE key LIKE 'recall_%'")
-        archive_index.forget_cached()
-        index.forget_cached()
-        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # another process building it
+        stale_recall_index(self.root)  # an update: the recall index must be built again
+        other = storage.try_file_lock(self.root, paths.recall_build_lock_path(self.root))  # another process building it
         try:
             with self.assertRaises(PuError) as caught:
                 self.probe("年糕")
@@ -506,17 +495,11 @@ class ChunkedBuildTest(RecallTest):
         self.test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go()
 
     def test_a_read_waits_out_a_short_build_by_another(self):
-        import sqlite3
         import threading
-        from personal_understanding import archive_index, storage
-        from personal_understanding.retrieval import index
+        from personal_understanding import storage
         cid = self.say("我养的猫叫年糕")
-        db = paths.index_db_path(self.root)
-        with sqlite3.connect(str(db)) as con:
-            con.execute("DELETE FROM meta WHERE key LIKE 'recall_%'")
-        archive_index.forget_cached()
-        index.forget_cached()
-        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # a build of a small archive
+        stale_recall_index(self.root)  # an update: the recall index must be built again
+        other = storage.try_file_lock(self.root, paths.recall_build_lock_path(self.root))  # a build of a small archive
         ends = threading.Timer(0.25, storage.release_file_lock, (other,))  # within index.BUILD_WAIT
         ends.start()
         try:
@@ -529,7 +512,7 @@ class ChunkedBuildTest(RecallTest):
         cid = self.say("我养的猫叫年糕")
         db = paths.index_db_path(self.root)
         inode = os.stat(db).st_ino
-        other = storage.try_file_lock(self.root, db.with_name("recall-build.lock"))  # a server building
+        other = storage.try_file_lock(self.root, paths.recall_build_lock_path(self.root))  # a server building
         try:
             self.refused("INDEX_BUILDING", views.rebuild_views, self.root)
             self.assertEqual(os.stat(db).st_ino, inode)
