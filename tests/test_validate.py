@@ -8,7 +8,7 @@ from unittest import mock
 
 from tests.helpers import ArchiveTest
 
-from personal_understanding import capture, ledger, paths, receipts, validate
+from personal_understanding import archive_index, capture, ledger, paths, receipts, validate
 
 MSG = "我妹妹下个月要结婚了，我有点舍不得。"
 
@@ -222,3 +222,25 @@ class IncrementalValidateTest(ArchiveTest):
         self.assertEqual(os.stat(kept).st_mode & 0o777, 0o600)
         os.unlink(kept)  # derived: losing it only costs a full read
         self.assertTrue(validate.validate(self.root)["checked"]["from_scratch"])
+
+
+class CapturePathTest(ArchiveTest):
+    """The index keeps a capture's path only where the ledger names an unusual one; every reader gets the ledger's path."""
+
+    def test_path_read_back_as_the_ledger_names_it(self):
+        from personal_understanding import storage
+        receipts.preflight(self.root, "周末去外婆家包饺子", turn_id="t1", tier="full")
+        cid = capture.capture_text(self.root, "周末去外婆家包饺子", "t1")["capture_id"]
+        lines = [json.loads(l) for l in open(paths.ledger_events_path(self.root), encoding="utf-8")]
+        line = next(l for l in lines if l.get("event") == "captured")
+        # An archive whose ledger names a capture file elsewhere (as an older layout did): that path is kept.
+        odd = dict(line, capture_id="cap-odd-1", path="sources/conversation/old/cap-odd-1.json", turn_id="t9")
+        with storage.archive_lock(self.root, "test"):
+            storage.append_jsonl(self.root, paths.ledger_events_path(self.root), [odd])
+        index = archive_index.open_index(self.root)
+        stored = dict(index.db.execute("SELECT capture_id, path FROM captures"))
+        self.assertIsNone(stored[cid])  # the usual place costs no bytes
+        self.assertEqual(stored["cap-odd-1"], odd["path"])
+        self.assertEqual(index.capture(cid)["path"], line["path"])
+        self.assertEqual(index.capture("cap-odd-1")["path"], odd["path"])
+        self.assertTrue(os.path.isfile(os.path.join(self.root, index.capture(cid)["path"])))

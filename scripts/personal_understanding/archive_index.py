@@ -29,7 +29,7 @@ from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 WAL_LIMIT = 16 << 20
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
@@ -473,7 +473,11 @@ _CAPTURE_FIELDS = (("capture_id", "capture_id"), ("path", "path"), ("kind", "kin
                    ("turn_id", "turn_id"), ("session_id", "session_id"), ("captured_at", "captured_at"),
                    ("occurred_at", "occurred_at"), ("chars", "chars"), ("speaker", "speaker"), ("source", "source"),
                    ("source_ref", "source_ref"))
-_CAPTURE_COLUMNS = ", ".join(column for _key, column in _CAPTURE_FIELDS)
+# A capture's file is kept at paths.capture_relpath(capture_id, captured_at); the column holds a
+# path only where the ledger names another one (NULL saves 60 bytes a capture). Read it as this.
+CAPTURE_PATH = ("COALESCE(path, 'sources/conversation/' || substr(captured_at, 1, 4) || '/' "
+                "|| substr(captured_at, 6, 2) || '/' || capture_id || '.json')")
+_CAPTURE_COLUMNS = ", ".join(CAPTURE_PATH if column == "path" else column for _key, column in _CAPTURE_FIELDS)
 _CAPTURE_KEYS = frozenset(key for key, _column in _CAPTURE_FIELDS) | {"event", "at"}
 
 
@@ -614,6 +618,17 @@ def _receipts_handler(db, name, line, obj, at, size):
     return ()
 
 
+def _stored_path(cid, obj):
+    """The path column of a captured line: NULL where the path is the one CAPTURE_PATH reads back."""
+    path, at = obj.get("path"), obj.get("captured_at")
+    try:
+        if isinstance(at, str) and path == paths.capture_relpath(cid, at):
+            return None
+    except PuError:  # not an id a capture file is named by: keep the path as written
+        pass
+    return path
+
+
 def _ledger_handler(db, name, line, obj, _at, _size):
     event = obj.get("event")
     cid = obj.get("capture_id")
@@ -626,7 +641,7 @@ def _ledger_handler(db, name, line, obj, _at, _size):
         try:
             db.execute(
                 "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (cid, obj.get("path"), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
+                (cid, _stored_path(cid, obj), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
                  obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
                  obj.get("source"), obj.get("source_ref"), status, None, None, line,
                  json.dumps(extra, ensure_ascii=False) if extra else None),

@@ -10,7 +10,7 @@ import os
 import re
 
 from . import archive, paths, storage, timeutil
-from .archive_index import open_index
+from .archive_index import CAPTURE_PATH, open_index
 from .errors import PuError
 
 DISPOSITIONS = ("derived", "no-derivation-needed")
@@ -95,7 +95,7 @@ def _disk_captures(root):
 
 
 def _state(index):
-    rows = index.db.execute("SELECT capture_id, path, status, reason, turn_id, source FROM captures").fetchall()
+    rows = index.db.execute(f"SELECT capture_id, {CAPTURE_PATH}, status, reason, turn_id, source FROM captures").fetchall()
     links = {}
     for capture_id, record_id in index.db.execute("SELECT target, record_id FROM record_refs WHERE rel='capture'"):
         links.setdefault(capture_id, []).append(record_id)
