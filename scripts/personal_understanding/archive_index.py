@@ -30,7 +30,7 @@ from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
 SCHEMA_VERSION = 14
-WAL_LIMIT = 16 << 20
+WAL_LIMIT = 4 << 20  # what SQLite checkpoints at (1 000 pages): the log left after a big build stays that small
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 BUSY_SECONDS = 30  # how long a connection waits for another one's write before it gives up with INDEX_BUSY
