@@ -29,7 +29,7 @@ from . import paths, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 WAL_LIMIT = 4 << 20  # what SQLite checkpoints at (1 000 pages): the log left after a big build stays that small
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
@@ -500,6 +500,9 @@ class _Moved(Exception):
 _RECORD_PLACE = "id, version, log, at, size, withheld"
 # Fields of a record that queries filter on (json_extract over the records table's data).
 QUERY_FIELDS = ("salience", "sensitivity", "domain", "aspect", "fidelity", "created_at", "salience_basis", "contradicts")
+# The usual values (add_record's defaults) are left out of `data` (70 bytes a record): no query asks
+# for them, so a filter written against these fields reads a missing one as the usual value.
+QUERY_USUAL = {"sensitivity": "ordinary", "fidelity": "verbatim", "salience_basis": "explicit", "contradicts": []}
 
 
 def disk_refusal(exc, path):
@@ -716,7 +719,7 @@ def _records_handler(db, name, line, obj, at, size):
         return [problem]
     rid = obj["id"]
     review = obj.get("review") if isinstance(obj.get("review"), dict) else {}
-    queried = {k: obj[k] for k in QUERY_FIELDS if obj.get(k) is not None}
+    queried = {k: obj[k] for k in QUERY_FIELDS if obj.get(k) is not None and obj[k] != QUERY_USUAL.get(k)}
     db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line, at, size,
                 obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
