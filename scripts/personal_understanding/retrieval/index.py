@@ -26,7 +26,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "13"
+RECALL_VERSION = "14"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -378,10 +378,11 @@ class RecallIndex:
         title, body = record_text(rec)
         lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
         cited = sorted(schema.cited_captures(rec))
-        episode = cited[0] if cited else rec["id"]  # records from one capture share its episode
+        episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
         fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
-        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi, rec.get("salience"), rec.get("sensitivity"),
-                rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None), None, None)
+        sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != "ordinary" else None
+        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, rec.get("salience"),
+                sensitivity, rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
@@ -394,8 +395,8 @@ class RecallIndex:
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
-        meta = ("verbatim", "capture", row.get("status"), when, when, None, None, None, None,
-                row["capture_id"], "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
+        meta = ("verbatim", "capture", row.get("status"), when, None, None, None, None, None,
+                None, "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
@@ -619,11 +620,18 @@ class RecallIndex:
         return hits
 
 
+# Columns left NULL when they say the usual: date_to (the same day as date_from), sensitivity
+# (ordinary), episode (the document itself; see episode_of).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
               "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "own", "speaker", "title")
 _ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
 _DOC_COLUMNS = ", ".join(_ROW_FIELDS)
+
+
+def episode_of(row):
+    """The conversation a document belongs to: its first cited capture, else itself (stored only when other)."""
+    return row["episode"] or row["key"][2:]
 
 
 def _density(tf, length):

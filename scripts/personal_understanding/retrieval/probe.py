@@ -10,7 +10,7 @@ from .. import archive, timeutil
 from ..errors import PuError
 from ..records import get_record
 from . import causal, rank, trace, when, whose
-from .index import CHANNELS, open_recall
+from .index import CHANNELS, episode_of, open_recall
 from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
 from .query import Query
@@ -160,7 +160,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     kept, per = [], {}
     for key in order:
         row = row_by_key[key]
-        episode = row["episode"] or key
+        episode = episode_of(row)
         if per_episode and per.get(episode, 0) >= per_episode:
             held.append({"id": key[2:], "channel": row["channel"], "why": f"episode cap ({per_episode} per conversation)"})
             continue
