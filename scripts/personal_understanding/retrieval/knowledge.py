@@ -17,6 +17,7 @@ was found by.
 """
 
 import os
+from collections.abc import Mapping
 
 from .lexicon import normalize_word, resources_path
 from .tokenizer import content_tokens, stem, tokenize
@@ -39,18 +40,53 @@ def _lines(name):
 
 
 def _is_cjk(word):
-    return any(ord(ch) > 0x2e7f for ch in word)
+    return bool(word) and max(word) > "\u2e7f"
 
 
 def _key(word):
     """Lookup key of a data word: stemmed English, normalised Chinese."""
-    word = normalize_word(word)
+    return _normal_key(normalize_word(word))
+
+
+def _normal_key(word):
     return word if _is_cjk(word) else stem(word)
+
+
+class _Sets(Mapping):
+    """key -> {word: source}, each entry made when first asked for: a process asks for the few
+    its query holds, and making all of them (15 000 pairs) was most of a CLI call's loading."""
+
+    def __init__(self):
+        self._groups, self._made = {}, {}  # key -> [(word, words, source)]: `words` less `word`
+
+    def add(self, word, words, source, itself=False):
+        """`word` (normalised) stands for `words` (and for itself too where it is one of them and itself=True)."""
+        self._groups.setdefault(_normal_key(word), []).append((None if itself else word, words, source))
+
+    def __contains__(self, key):
+        return key in self._groups
+
+    def __getitem__(self, key):
+        made = self._made.get(key)
+        if made is None:
+            made = {}
+            for word, words, source in self._groups[key]:
+                for target in words:
+                    if target != word:
+                        made.setdefault(target, source)
+            self._made[key] = made
+        return made
+
+    def __iter__(self):
+        return iter(self._groups)
+
+    def __len__(self):
+        return len(self._groups)
 
 
 class Thesaurus:
     def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=()):
-        self.sets = {}  # key -> {word: source}: what a word stands for
+        self.sets = _Sets()  # key -> {word: source}: what a word stands for
         relations, covers = {}, {}
         for line in kinship_lines:
             if ":" in line and ">" not in line:
@@ -63,7 +99,7 @@ class Thesaurus:
         for name, words in relations.items():
             narrow = [c for c, names in covers.items() if name in names and len(names) <= NARROW]
             for word in words:
-                self._add(word, [w for w in words + narrow if w != word], "kinship")
+                self.sets.add(word, words + narrow, "kinship")
         for cover, names in covers.items():
             missing = [n for n in names if n not in relations]
             if missing:
@@ -71,11 +107,11 @@ class Thesaurus:
             # Other wider words for the same relations, or for narrow parts of them (sibling -> brother).
             alike = [c for c, other in covers.items() if c != cover and set(other) <= set(names)
                      and (set(other) == set(names) or len(other) <= NARROW)]
-            self._add(cover, [w for n in names for w in relations[n]] + alike, "kinship")
+            self.sets.add(cover, [w for n in names for w in relations[n]] + alike, "kinship", itself=True)
         for line in everyday_lines:
             words = [normalize_word(w) for w in line.split()]
             for word in words:
-                self._add(word, [w for w in words if w != word], "everyday")
+                self.sets.add(word, words, "everyday")
         for line in topic_lines:
             wider, sep, covered = line.partition(">")
             if not sep or not wider.split() or not covered.split():
@@ -83,13 +119,8 @@ class Thesaurus:
             wider = [normalize_word(w) for w in wider.split()]
             targets = wider + [normalize_word(w) for w in covered.split()]
             for word in wider:  # a covered word stands for nothing: pizza does not mean hotpot
-                self._add(word, [w for w in targets if w != word], "topic")
+                self.sets.add(word, targets, "topic")
         self.cjk_max = max((len(k) for k in self.sets if _is_cjk(k)), default=1)
-
-    def _add(self, word, targets, source):
-        entry = self.sets.setdefault(_key(word), {})
-        for target in targets:
-            entry.setdefault(target, source)
 
     def sources(self, text, lexicon=None):
         """The query's words the data knows: [(surface, key)], longest Chinese matches first, no overlaps."""
