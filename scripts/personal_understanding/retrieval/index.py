@@ -26,7 +26,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "14"
+RECALL_VERSION = "15"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -62,7 +62,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, fidelity TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
+    episode TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
@@ -379,10 +379,9 @@ class RecallIndex:
         lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
         cited = sorted(schema.cited_captures(rec))
         episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
-        fidelity = rec.get("fidelity") or ("verbatim" if cited else "card")
         sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != "ordinary" else None
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, rec.get("salience"),
-                sensitivity, rec.get("domain"), rec.get("phase"), episode, fidelity, title, None, 0, int(lo is not None), None, None)
+                sensitivity, rec.get("domain"), rec.get("phase"), episode, title, None, 0, int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
@@ -396,7 +395,7 @@ class RecallIndex:
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = ("verbatim", "capture", row.get("status"), when, None, None, None, None, None,
-                None, "verbatim", text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
+                None, text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
@@ -431,8 +430,8 @@ class RecallIndex:
         ids = self._term_ids(terms)
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, fidelity, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " episode, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False),
                              _pack_terms((ids[t], tf) for t, tf in terms.items())))
         doc = cur.lastrowid
@@ -440,8 +439,8 @@ class RecallIndex:
                             [(ids[t], _density(tf, length), doc, tf) for t, tf in terms.items()])
         self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
                         (meta[0], length, length))
-        if meta[16]:
-            self.db.execute("INSERT INTO rspeakers VALUES (?, 1) ON CONFLICT(speaker) DO UPDATE SET n = n + 1", (meta[16],))
+        if meta[-1]:  # the speaker
+            self.db.execute("INSERT INTO rspeakers VALUES (?, 1) ON CONFLICT(speaker) DO UPDATE SET n = n + 1", (meta[-1],))
         for first in promoted:
             if first != key:
                 self._reindex(first, learn=False)
@@ -624,7 +623,7 @@ class RecallIndex:
 # (ordinary), episode (the document itself; see episode_of).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
-              "domain", "phase", "episode", "fidelity", "prev", "asks", "dated", "own", "speaker", "title")
+              "domain", "phase", "episode", "prev", "asks", "dated", "own", "speaker", "title")
 _ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
 _DOC_COLUMNS = ", ".join(_ROW_FIELDS)
 
