@@ -423,6 +423,35 @@ class ChunkedBuildTest(RecallTest):
             docs[key] = (sorted((names[t], w) for t, w in index._unpack_terms(packed)), length)
         return docs, sorted(db.execute("SELECT term, df FROM rterms")), sorted(db.execute("SELECT word FROM rwords"))
 
+    def test_while_this_process_has_a_builder_a_read_in_another_thread_does_not_take_the_build_on(self):
+        """A tool call during a server's start-up answers INDEX_BUILDING; it builds only once no builder is left."""
+        import threading
+        from unittest import mock
+        from personal_understanding import archive_index
+        from personal_understanding.retrieval import index
+        said = self.say("我养的猫叫年糕")
+        stale_recall_index(self.root)
+        inside, leave = threading.Event(), threading.Event()
+
+        def start_up():
+            with index.builder_thread():
+                inside.set()
+                leave.wait(30)
+
+        host = threading.Thread(target=start_up)
+        host.start()
+        try:
+            self.assertTrue(inside.wait(10))
+            with mock.patch.object(index, "BUILD_WAIT", 0.1), self.assertRaises(PuError) as caught:
+                open_recall(self.root)
+            self.assertEqual(caught.exception.code, "INDEX_BUILDING")
+            self.assertIsNone(archive_index.open_index(self.root).db.execute(
+                "SELECT value FROM meta WHERE key='recall_version'").fetchone())  # nothing claimed, nothing built
+        finally:
+            leave.set()
+            host.join()
+        self.assertIn(said, self.top_ids(self.probe("年糕")))
+
     older_version_meanwhile = False
 
     def test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go(self):

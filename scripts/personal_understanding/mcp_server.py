@@ -471,16 +471,18 @@ def warm(root, log, tools="default"):
     read waits up to a second, then answers INDEX_BUILDING (retrieval/index.py).
     """
     started = time.perf_counter()
+    from .retrieval import index
     try:
-        for command in commands.profile(tools):
-            command.function()
-        from .classifier import classify
-        from .retrieval import index, knowledge, timeexpr
-        classify("今天和妈妈吃了火锅，谢谢你 I had a great day, thanks!")
-        if archive.exists(root):
-            index.open_recall(root).lexicon()
-        knowledge.load()
-        timeexpr.resolve("昨天 last week 2024-08-01", datetime.date.today())
+        with index.builder_thread():  # a call meanwhile never takes the build on itself
+            for command in commands.profile(tools):
+                command.function()
+            from .classifier import classify
+            from .retrieval import knowledge, timeexpr
+            classify("今天和妈妈吃了火锅，谢谢你 I had a great day, thanks!")
+            if archive.exists(root):
+                index.open_recall(root).lexicon()
+            knowledge.load()
+            timeexpr.resolve("昨天 last week 2024-08-01", datetime.date.today())
     except Exception as exc:  # derived work only: the first call does it, and reports what stops it
         log(f"warm-up stopped: {type(exc).__name__}: {exc}")
         return

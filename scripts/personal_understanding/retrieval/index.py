@@ -13,9 +13,11 @@ least two different documents becomes a word, and the document that first held
 it is re-indexed with it.
 """
 
+import contextlib
 import json
 import re
 import sqlite3
+import threading
 import time
 
 from .. import archive_index, paths, schema, storage
@@ -165,6 +167,25 @@ def weighted_terms(text, lexicon, weight=1.0, collapse=False, tokens=None):
     return terms
 
 
+_BUILDER = {"thread": None}  # the thread of this process that builds from nothing, if one is set
+
+
+@contextlib.contextmanager
+def builder_thread():
+    """While it lasts, only the calling thread builds the recall index from nothing in this process.
+
+    A server's start-up runs in one: a tool call in another thread that needs the index
+    meanwhile waits BUILD_WAIT and answers INDEX_BUILDING, rather than claiming the build
+    first (it can win the race when both waited for the archive index) and keeping the turn
+    for the whole build (a minute and a half at 100 000 messages).
+    """
+    _BUILDER["thread"] = threading.get_ident()
+    try:
+        yield
+    finally:
+        _BUILDER["thread"] = None
+
+
 class RecallIndex:
     def __init__(self, archive_index):
         self.ai = archive_index
@@ -278,6 +299,9 @@ class RecallIndex:
 
     def _claim_build(self):
         """True when this connection may build: it holds views/recall-build.lock (or the index is in memory)."""
+        host = _BUILDER["thread"]
+        if host is not None and host != threading.get_ident() and not self.ai.in_memory:
+            return False  # this process's builder (a server's start-up) is on it, or about to be
         if self._builder is None and not self.ai.in_memory:
             try:
                 self._builder = storage.try_file_lock(self.ai.root, paths.recall_build_lock_path(self.ai.root))
