@@ -146,3 +146,23 @@ class IndexBusyTest(ArchiveTest):
             con.close()
         finally:
             done.join()
+
+
+class SecondConnectionTest(ArchiveTest):
+    """Opening the index again in one process must keep the first connection's locks (a server has two threads)."""
+
+    def test_a_second_connection_does_not_let_another_process_delete_the_write_ahead_log(self):
+        db = paths.index_db_path(self.root)
+        first = archive_index.connect(self.root, db)
+        first.execute("CREATE TABLE IF NOT EXISTS t (x)")
+        first.execute("INSERT INTO t VALUES (1)")  # a write-ahead log in use, and this process's lock on the file
+        second = archive_index.connect(self.root, db)  # another thread's connection, as in the MCP server
+        try:
+            # Another process opens and closes the index: it deletes the log only if it is the last user.
+            subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                            "c.execute('SELECT COUNT(*) FROM t').fetchone(); c.close()", str(db)], check=True)
+            self.assertTrue(os.path.exists(str(db) + "-wal"), "the log was deleted under a live connection")
+            self.assertEqual(first.execute("SELECT COUNT(*) FROM t").fetchone()[0], 1)
+        finally:
+            second.close()
+            first.close()

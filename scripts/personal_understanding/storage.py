@@ -132,6 +132,28 @@ def private_file(root, path):
     return path
 
 
+def private_database(root, path):
+    """private_file for a SQLite file that connections of this process may hold open.
+
+    It never opens (and so never closes) a descriptor on an existing file: closing any
+    descriptor of a file drops every POSIX lock this process holds on it, SQLite's
+    included, and another process could then write beside a writer of ours (a corrupt
+    index). The mode is checked and tightened by path instead.
+    """
+    checked_path(root, path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, FILE_MODE)
+    except FileExistsError:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            raise symlink_refused(paths.rel(root, path)) from None
+        if os.name != "nt" and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, FILE_MODE)
+        return path
+    os.close(fd)  # just created: no connection can hold a lock on it yet
+    return path
+
+
 def fsync_dir(directory):
     if os.name == "nt":  # directories cannot be opened for fsync on Windows
         return
