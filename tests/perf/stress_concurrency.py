@@ -6,8 +6,9 @@
 Each MCP client drives its own server through whole turns (preflight, capture,
 add_record, finalize); each CLI writer runs the same turn as four script calls.
 Afterwards every acknowledged capture and record must be present, the ledger
-must agree with the captures and records, and validation must be clean or
-warnings. Prints the counts and the time taken.
+must agree with the captures and records, the shared index must pass SQLite's
+integrity check, and validation must be clean or warnings. Prints the counts
+and the time taken.
 """
 
 import json
@@ -116,6 +117,7 @@ def main():
     archive_index.forget_cached()
     index = archive_index.open_index(root)
     missing = [c for c in acks["capture"] if index.capture(c) is None] + [r for r in acks["record"] if index.record(r) is None]
+    sound = index.db.execute("PRAGMA integrity_check").fetchone()[0]  # the shared SQLite file itself
     audit = ledger.audit(root)
     report = validate.validate(root)
     operations = 4 * turns * (SERVERS + CLI_WRITERS)
@@ -125,7 +127,8 @@ def main():
     print(f"  refused or failed operations: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
     print(f"  ledger consistent: {audit['consistent']} ({audit['by_status']})")
     print(f"  validate: {report['status']} ({report['errors']} errors, {report['warnings']} warnings)")
-    ok = not missing and not errors and audit["consistent"] and report["status"] in ("clean", "warnings")
+    print(f"  index integrity: {sound}")
+    ok = not missing and not errors and audit["consistent"] and report["status"] in ("clean", "warnings") and sound == "ok"
     return 0 if ok else 1
 
 
