@@ -454,7 +454,7 @@ def connect(root, path):
             views = path.parent
             if os.path.lexists(views) and not views.is_dir() and not views.is_symlink():
                 os.unlink(views)  # a plain file where the derived folder belongs: it held nothing of value
-            storage.private_database(root, path)
+            storage.private_file(root, path)
             for suffix in ("-wal", "-shm"):
                 if os.path.islink(str(path) + suffix):
                     raise storage.symlink_refused(paths.rel(root, path.parent) + "/" + path.name + suffix)

@@ -121,24 +121,12 @@ def checked_path(root, path, make_dirs=True, leaf_dir=False):
 
 
 def private_file(root, path):
-    """Create `path` owner-only if absent (never through a link) and tighten it if an older version left it open."""
-    checked_path(root, path)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _BINARY, FILE_MODE)
-    try:
-        if os.name != "nt" and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
-            os.fchmod(fd, FILE_MODE)
-    finally:
-        os.close(fd)
-    return path
-
-
-def private_database(root, path):
-    """private_file for a SQLite file that connections of this process may hold open.
+    """Create `path` owner-only if absent (never through a link) and tighten it if an older version left it open.
 
     It never opens (and so never closes) a descriptor on an existing file: closing any
-    descriptor of a file drops every POSIX lock this process holds on it, SQLite's
-    included, and another process could then write beside a writer of ours (a corrupt
-    index). The mode is checked and tightened by path instead.
+    descriptor of a file drops every POSIX lock this process holds on it, SQLite's included,
+    and another process could then delete the index's write-ahead log under a live
+    connection of ours (a corrupt index). The mode is checked and tightened by path instead.
     """
     checked_path(root, path)
     try:
