@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import paths, storage
+from . import paths, schema, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
@@ -502,7 +502,7 @@ _RECORD_PLACE = "id, version, log, at, size, withheld"
 QUERY_FIELDS = ("salience", "sensitivity", "domain", "aspect", "fidelity", "created_at", "salience_basis", "contradicts")
 # The usual values (add_record's defaults) are left out of `data` (70 bytes a record): no query asks
 # for them, so a filter written against these fields reads a missing one as the usual value.
-QUERY_USUAL = {"sensitivity": "ordinary", "fidelity": "verbatim", "salience_basis": "explicit", "contradicts": []}
+QUERY_USUAL = dict(schema.USUAL, contradicts=[])
 
 
 def disk_refusal(exc, path):

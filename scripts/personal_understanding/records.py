@@ -22,12 +22,12 @@ def _defaults(rec):
     model_only = schema.rules()["kinds"].get(kind, {}).get("model_only")
     rec.setdefault("status", "candidate" if model_only else "current")
     rec.setdefault("layer", "model_hypothesis" if model_only else "user_fact")
-    rec.setdefault("sensitivity", "ordinary")
+    rec.setdefault("sensitivity", schema.USUAL["sensitivity"])
     if not schema.is_organizing(kind):
         rec.setdefault("salience", 1)
-        rec.setdefault("salience_basis", "explicit")
+        rec.setdefault("salience_basis", schema.USUAL["salience_basis"])
     if schema.has_source(rec):
-        rec.setdefault("fidelity", "verbatim")
+        rec.setdefault("fidelity", schema.USUAL["fidelity"])
     return rec
 
 

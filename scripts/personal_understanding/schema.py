@@ -16,6 +16,9 @@ from . import paths, timeutil
 ID_RE = paths.ID_RE
 ORGANIZING = ("entity", "context")
 VERBATIM_FIDELITY = ("verbatim", "ocr", "transcript", "caption")
+# What add_record fills in when a record does not say (records._defaults); the indexes leave these
+# values out and read a missing one as this.
+USUAL = {"sensitivity": "ordinary", "salience_basis": "explicit", "fidelity": "verbatim"}
 
 
 @functools.lru_cache(maxsize=1)

@@ -403,7 +403,7 @@ class RecallIndex:
         lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
         cited = sorted(schema.cited_captures(rec))
         episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
-        sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != "ordinary" else None
+        sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != schema.USUAL["sensitivity"] else None
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, rec.get("salience"),
                 sensitivity, rec.get("domain"), rec.get("phase"), episode, title, None, 0, int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
