@@ -475,8 +475,7 @@ _CAPTURE_FIELDS = (("capture_id", "capture_id"), ("path", "path"), ("kind", "kin
                    ("source_ref", "source_ref"))
 # A capture's file is kept at paths.capture_relpath(capture_id, captured_at); the column holds a
 # path only where the ledger names another one (NULL saves 60 bytes a capture). Read it as this.
-CAPTURE_PATH = ("COALESCE(path, 'sources/conversation/' || substr(captured_at, 1, 4) || '/' "
-                "|| substr(captured_at, 6, 2) || '/' || capture_id || '.json')")
+CAPTURE_PATH = f"COALESCE(path, {paths.CAPTURE_RELPATH_SQL})"
 _CAPTURE_COLUMNS = ", ".join(CAPTURE_PATH if column == "path" else column for _key, column in _CAPTURE_FIELDS)
 _CAPTURE_KEYS = frozenset(key for key, _column in _CAPTURE_FIELDS) | {"event", "at"}
 

@@ -471,8 +471,9 @@ def warm(root, log, tools="default"):
     read waits up to a second, then answers INDEX_BUILDING (retrieval/index.py).
     """
     started = time.perf_counter()
-    from .retrieval import index
     try:
+        from .retrieval import index
+
         with index.builder_thread():  # a call meanwhile never takes the build on itself
             for command in commands.profile(tools):
                 command.function()

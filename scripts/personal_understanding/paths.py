@@ -181,6 +181,11 @@ def capture_relpath(capture_id, captured_at):
     return f"sources/conversation/{captured_at[:4]}/{captured_at[5:7]}/{capture_id}.json"
 
 
+# capture_relpath as an SQL expression over a row's capture_id and captured_at (archive_index).
+CAPTURE_RELPATH_SQL = ("'sources/conversation/' || substr(captured_at, 1, 4) || '/' || substr(captured_at, 6, 2) "
+                       "|| '/' || capture_id || '.json'")
+
+
 def attachments_dir(root):
     return sources_dir(root) / "attachments"
 
