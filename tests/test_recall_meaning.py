@@ -334,6 +334,14 @@ class LifeTopicTest(RecallTest):
             (("which country did I visit", "portugal"), ("我去过哪些城市", "chengdu"),
              ("what language am I learning", "spanish"), ("what meat do I like", "steak")))
 
+    def test_a_question_about_photography_finds_the_gear_in_either_language(self):
+        gear = {self.say("Finally bought the 50mm lens I wanted, shots look so sharp"), self.say("新买的三脚架太重了，爬山根本带不动")}
+        pizza = self.say("Had pizza with Sam after the movie")
+        for question in ("what photography gear do I have", "我的摄影装备"):
+            ids = self.top_ids(self.probe(question))
+            self.assertEqual(set(ids[:2]), gear, question)
+            self.assertNotIn(pizza, ids, question)
+
     def test_a_question_about_work_finds_the_occupation_that_was_named(self):
         nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
         hikes = {self.say("Went hiking with Dan"), self.say("周末去爬山了")}
