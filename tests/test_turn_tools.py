@@ -68,6 +68,18 @@ class TurnTest(ArchiveTest):
         page = Path(pipeline_view(self.root, turn_id="t2")["pages"][0]).read_text("utf-8")
         self.assertIn(out["recall"]["trace_id"], page)  # the turn's page shows the reads that cited it
 
+    def test_a_plain_question_about_someone_brings_what_the_archive_holds(self):
+        told = turn(self.root, "和老同学王磊吃了顿饭，他刚辞职去创业做咖啡。", turn_id="t1")
+        for n, question in enumerate(("王磊现在做什么", "what is 王磊 doing now")):
+            out = turn(self.root, question, turn_id=f"q{n}")
+            self.assertEqual((out["receipt"]["signal"], out["read_turn"], out["captured"]), ("non-personal", False, False))
+            self.assertEqual([r["id"] for r in out["memories"]["top"]][:1], [told["capture_id"]], question)
+            self.assertIn("memories", out["next"])
+            self.assertEqual(traces(self.root)[-1]["turn_id"], f"q{n}")
+        general = turn(self.root, "why is the sky blue", turn_id="q9")  # nothing in the archive: nothing shown
+        self.assertNotIn("memories", general)
+        self.assertNotIn("memories", general["next"])
+
     def test_rows_found_through_other_words_say_so_in_the_compact_view(self):
         brother = {"kind": "entity", "entity_type": "person", "id": "person-brother", "title": "哥哥",
                    "aliases": ["我哥", "哥"]}

@@ -38,7 +38,13 @@ def _save(root, text, turn_id, session_id):
         return exc.details["capture_id"], None, []
 
 
-def _next(personal, read_turn, low_information):
+def asks_something(receipt):
+    """A plain question that is neither personal news nor technical ("小李最近怎么样", "what did the doctor say"):
+    the archive may hold its answer even where the words do not say they ask the memory."""
+    return receipt["signal"] == "non-personal" and any(r["code"] == "question" for r in receipt["reasons"])
+
+
+def _next(personal, read_turn, low_information, found=False):
     if personal:
         step = ("Answer the user, then call {cmd:remember} with this {arg:turn_id}: the records this message adds "
                 "(they cite its capture by default), or a specific {arg:reason} why nothing is new.")
@@ -48,6 +54,9 @@ def _next(personal, read_turn, low_information):
     if read_turn:
         return ("A question to the memory: answer from `recall` (rows say why they came up). Before quoting the user, "
                 "read the words with {cmd:recall} {arg:mode=deep}. Nothing to save; do not claim anything was saved.")
+    if found:
+        return ("Nothing to save for this turn. The archive holds rows about this question (memories, each with why): "
+                "use them where they answer it. Do not claim anything was saved.")
     return "Nothing to save for this turn; answer normally and do not claim anything was saved."
 
 
@@ -72,7 +81,14 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
             out[key] = probe_message(root, text, turn_id, limit or (RECALL_LIMIT if read_turn else MEMORY_LIMIT))
         except PuError as exc:  # the message is saved either way; say what the read could not do
             out["read_error"] = exc.to_dict()
-    out["next"] = _next(personal, read_turn, receipt["low_information"])
+    elif asks_something(receipt):
+        try:
+            found = probe_message(root, text, turn_id, limit or MEMORY_LIMIT)
+            if found.get("status") == "ok" and found.get("top"):
+                out["memories"] = found  # only what matched: a general question costs the agent nothing
+        except PuError as exc:
+            out["read_error"] = exc.to_dict()
+    out["next"] = _next(personal, read_turn, receipt["low_information"], "memories" in out)
     if pre.get("backup_reminder"):
         out["backup_reminder"] = pre["backup_reminder"]
     if warnings:
