@@ -80,6 +80,12 @@ class TurnTest(ArchiveTest):
         self.assertNotIn("memories", general)
         self.assertNotIn("memories", general["next"])
 
+    def test_a_saved_question_still_reaches_what_was_said_in_other_words(self):
+        rent = turn(self.root, "Our landlord is raising the rent by 15% in March", turn_id="t1")["capture_id"]
+        out = turn(self.root, "房租涨了吗", turn_id="t2")  # saved: its own 房租 is now in the archive
+        self.assertTrue(out["captured"])
+        self.assertEqual([r["id"] for r in out["memories"]["top"]][:1], [rent])
+
     def test_rows_found_through_other_words_say_so_in_the_compact_view(self):
         brother = {"kind": "entity", "entity_type": "person", "id": "person-brother", "title": "哥哥",
                    "aliases": ["我哥", "哥"]}

@@ -96,7 +96,7 @@ def query_terms(q, text):
         for term in weighted_terms(q.time_words, lex):
             if term in terms and term not in rest:
                 terms[term] *= TIME_WORD_WEIGHT
-    bridges = _bridges(recall, text, terms, routes)
+    bridges = _bridges(recall, text, terms, routes, q.own_capture)
     return terms, routes, bridges
 
 
@@ -105,12 +105,14 @@ def widens(terms):
     return len(terms) <= TOPIC_MAX_TERMS
 
 
-def _bridges(recall, text, terms, routes):
+def _bridges(recall, text, terms, routes, own_capture=None):
     """Words the built-in knowledge says stand for the query's words: {term: (query word, data word, weight, score_only, source)}.
 
     Their weight joins `terms` (scored per query word: the best of its
     stand-ins counts, not their sum); entities named by a stand-in (哥哥 for
-    家里) join `routes`.
+    家里) join `routes`. The turn's own saved message (`own_capture`) does not
+    count as the archive holding the user's word: "房租涨了吗", once saved, must
+    still find "the landlord is raising the rent".
     """
     lex = recall.lexicon()
     frame = frame_terms()
@@ -121,6 +123,11 @@ def _bridges(recall, text, terms, routes):
     for surface, _targets in found:
         own[surface] = [t for t, w in weighted_terms(surface, lex).items() if t in terms and w >= rank.STRONG] or [surface]
     dfs = recall.df(sorted({t for ts in own.values() for t in ts} | {t for _s, ts in found for t in ts}))
+    if own_capture:
+        row = recall.doc_for_key("c:" + own_capture)
+        for term, _doc, _tf in (recall.doc_terms([row["doc"]]) if row else ()):
+            if dfs.get(term):
+                dfs[term] -= 1
     bridges = {}
     for surface, targets in found:
         if all(t in frame for t in own[surface]):
