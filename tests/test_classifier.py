@@ -241,6 +241,13 @@ class RecallTurns(Helpers):
             with self.subTest(text=text):
                 self.assertFalse(classify(text)["recall"], text)
 
+    def test_whether_something_ever_happened_asks_the_memory(self):
+        # V过 + what was done + 吗: "have I ever"; 难过, 过得, 过日子 are not that 过
+        self.assertRecall(["我去过日本吗", "我吃过榴莲吗？", "我以前学过游泳吗"])
+        for text in ["我过得好吗", "我去过三次日本，你知道吗", "他去过日本吗", "这样过日子有意思吗"]:
+            with self.subTest(text=text):
+                self.assertFalse(classify(text)["signal"] == "recall", text)
+
     def test_what_is_news_beside_a_recall_question(self):
         # a statement before the question inside one sentence, or a short narrated event, is news;
         # a pointer at the memory ("开始那天我跟你说过") is not

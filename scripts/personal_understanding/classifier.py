@@ -25,7 +25,7 @@ from . import classifier_cues as cues
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.1.1"
+CLASSIFIER_VERSION = "2.1.2"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3

@@ -24,6 +24,8 @@ _ZH_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fff])[呀啊哈啦哦噢嘛呢喔哟~
 # 你刚才说的, 你之前提的: the assistant's words, not the speaker's
 _ZH_ASSISTANT_SAID = re.compile(r"(?<![跟和给对向])你[^，,。？?我]{0,3}?(?:说|提|讲|推荐|建议)")
 _ZH_DONE = re.compile(r"(?:了|过)(?:吗|么|没有?)$")
+# 我去过日本吗, 我吃过榴莲吗: V过 + what was done asks whether it ever happened (not 难过, 不过, 过来, 过年, 过得, 过日子)
+_ZH_EVER = re.compile(r"(?<![难不经超通度路错])过(?!来|去|年|节|得|日子)[^，,。？?！!]{0,8}(?:吗|么|没有?)$")
 _ZH_PAST_WH = re.compile(r"了(?:什么|多少|几|哪|谁|啥)|(?:哪|哪儿|哪里|什么|多少|啥)了$")  # 说了什么, 放哪了
 # 是哪天打的疫苗: the 是…的 frame puts a question on a past event
 _ZH_CLEFT = re.compile(r"是.{0,6}?(?:什么时候|哪天|哪年|哪个月|几月|几号|哪里|在哪|哪儿|谁|怎么).{0,8}?的")
@@ -401,7 +403,7 @@ def _zh_recall(s, lex, technical):
             rest = f["zh_not_question"].sub("", c)
             wh = f["zh_question"].search(rest) or _ZH_FINAL.search(rest)
             who_me = "谁" in c and "我" in c[c.index("谁"):]
-            past = (sent_anchor or _ZH_DONE.search(rest) or _ZH_CLEFT.search(c)
+            past = (sent_anchor or _ZH_DONE.search(rest) or _ZH_EVER.search(rest) or _ZH_CLEFT.search(c)
                     or _ZH_PAST_WH.search(rest) or f["zh_own_when"].search(c) or f["zh_past_self"].search(c))
             so_far = not f["zh_others"].search(c) and f["zh_so_far"].search(rest)  # dropped 我: 戒烟戒了多少天了
             if wh and ((mine and (past or f["zh_slot"].search(c) or who_me)) or so_far):
