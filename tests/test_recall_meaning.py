@@ -342,6 +342,14 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(set(ids[:2]), gear, question)
             self.assertNotIn(pizza, ids, question)
 
+    def test_a_country_reaches_the_city_that_was_named_and_a_city_reaches_only_itself(self):
+        lisbon = self.say("Just got back from Lisbon with Marco, the pastries were unreal")
+        tokyo = self.say("在东京住了五天，每天都在吃拉面")
+        kyoto = self.say("Kyoto temples next spring, maybe")
+        for question, expected in (("anything from my Portugal trip", lisbon), ("葡萄牙之行", lisbon), ("我在日本吃了什么", tokyo)):
+            self.assertEqual(self.top_ids(self.probe(question))[:1], [expected], question)
+        self.assertNotIn(kyoto, self.top_ids(self.probe("东京")))
+
     def test_a_question_about_work_finds_the_occupation_that_was_named(self):
         nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
         hikes = {self.say("Went hiking with Dan"), self.say("周末去爬山了")}

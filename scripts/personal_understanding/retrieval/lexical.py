@@ -128,7 +128,7 @@ def _bridges(recall, text, terms, routes, own_capture=None):
         for term, _doc, _tf in (recall.doc_terms([row["doc"]]) if row else ()):
             if dfs.get(term):
                 dfs[term] -= 1
-    bridges = {}
+    bridges, reached = {}, {}  # reached: term -> every query word it stands for (Lisbon for Portugal and for trip)
     for surface, targets in found:
         if all(t in frame for t in own[surface]):
             continue
@@ -143,6 +143,7 @@ def _bridges(recall, text, terms, routes, own_capture=None):
                 weight, score_only = (BRIDGE_WHEN_FOUND, True) if present else (BRIDGE_WEIGHT, False)
             if weight <= terms.get(term, 0.0):
                 continue  # a slice of the query's own word that already weighs more
+            reached.setdefault(term, []).append(surface)
             if term not in bridges or bridges[term][2] < weight:
                 bridges[term] = (surface, word, weight, score_only, source)
         # People are named through relations and everyday words; a topic's things (狗 for 宠物) name no one.
@@ -157,6 +158,7 @@ def _bridges(recall, text, terms, routes, own_capture=None):
     for term, bridge in bridges.items():
         if isinstance(term, str):
             terms[term] = bridge[2]
+            bridges[term] = bridge + (tuple(dict.fromkeys(reached[term])),)
     return bridges
 
 
@@ -256,7 +258,8 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
     for doc, row in rows.items():
         by_channel.setdefault(row["channel"], {})[doc] = row
     scored_by = rank.score_channels(strength, postings, rows, {ch: avg for ch, (_n, avg) in stats.items()},
-                                    query_weights, feedback=feedback, groups=groups)
+                                    query_weights, feedback=feedback,
+                                    groups={t: bridges[t][5] for t in groups})
     for channel in CHANNELS:
         in_channel = by_channel.get(channel, {})
         scored = scored_by.get(channel, {})

@@ -41,9 +41,9 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     {doc: row} (the row's "channel" and "length" are used); avg_len:
     {channel: mean length}; qweights: the query's term weights (to tell whole
     words from slices); feedback: terms lent by the best matches (they score,
-    but never make a match count as the user's words); groups: {term: group}
-    for stand-ins of one query word (built-in knowledge), of which only the
-    best counts and none is the anchor. Returns {channel: {doc: (score, detail)}}.
+    but never make a match count as the user's words); groups: {term: (query words)}
+    for stand-ins (built-in knowledge): per query word only the best of its
+    stand-ins counts, and none is the anchor. Returns {channel: {doc: (score, detail)}}.
 
     The anchor is the query's rarest whole word. A document that matched only
     words far more common than the anchor (a long record hit by everyday words)
@@ -85,7 +85,8 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
             if group is None:
                 scores[doc] = scores.get(doc, 0.0) + value
             else:
-                best[(doc, group)] = max(best.get((doc, group), 0.0), value)
+                for one in group:  # a stand-in of two query words counts for each
+                    best[(doc, one)] = max(best.get((doc, one), 0.0), value)
                 scores.setdefault(doc, 0.0)
     for (doc, _group), value in best.items():
         scores[doc] += value
