@@ -350,6 +350,13 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.top_ids(self.probe(question))[:1], [expected], question)
         self.assertNotIn(kyoto, self.top_ids(self.probe("东京")))
 
+    def test_school_subjects_body_parts_and_caffeine_meet_across_the_languages(self):
+        self.assert_each_finds_first(
+            {"math": "我儿子数学考了98分，老师还表扬他了", "ankle": "Sprained my ankle playing basketball, 3 weeks no running",
+             "coffee": "No more coffee after 2pm, it wrecks my sleep", "knee": "膝盖又开始疼了，爬楼梯都难"},
+            (("how did my son do in math", "math"), ("我脚怎么了", "ankle"), ("what are my rules about caffeine", "coffee"),
+             ("how is my knee", "knee")))
+
     def test_a_question_about_work_finds_the_occupation_that_was_named(self):
         nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
         hikes = {self.say("Went hiking with Dan"), self.say("周末去爬山了")}
