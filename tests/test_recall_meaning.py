@@ -357,6 +357,15 @@ class LifeTopicTest(RecallTest):
             (("how did my son do in math", "math"), ("我脚怎么了", "ankle"), ("what are my rules about caffeine", "coffee"),
              ("how is my knee", "knee")))
 
+    def test_a_question_asked_before_ranks_below_what_was_told(self):
+        # a short saved question holds no more than its words; with or without its question mark
+        for told, asked, query in (("My sister Amy got engaged to Mark last weekend", "is Amy engaged", "when did Amy get engaged"),
+                                   ("小雨下个月在杭州结婚，我有点舍不得", "小雨结婚了吗", "小雨什么时候结婚"),
+                                   ("阿杰上周搬去深圳了，说那边机会多", "阿杰搬家了么？", "阿杰搬到哪了")):
+            with self.subTest(query=query, asked=asked):
+                told_id, asked_id = self.say(told), self.say(asked)
+                self.assertEqual(self.top_ids(self.probe(query))[:2], [told_id, asked_id])
+
     def test_a_question_about_work_finds_the_occupation_that_was_named(self):
         nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
         hikes = {self.say("Went hiking with Dan"), self.say("周末去爬山了")}

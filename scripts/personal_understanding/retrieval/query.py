@@ -1,10 +1,19 @@
 """One probe's settings, resolved once: filters, the as_of day, the time expressions it names."""
 
+import re
+
 from .. import timeutil
 
 STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
 TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
+SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
+QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
+# A Chinese question typed without its question mark: 我会开车吗, 我妈身体怎么样 (not 什么: 不知道说什么)
+_ZH_ASKS = re.compile(r"(?:吗|(?<!什)么|怎么样|如何)[啊呀哈啦]?[\s。.!！~～…]*$")
+# ... or an English one: "do I have any pets", "what happened to my ankle"
+_EN_ASKS = re.compile(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am|was|were|can|could|have|has)(?![a-z'])",
+                      re.I)
 
 
 def overlaps(row, lo, hi):
@@ -92,6 +101,9 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
+        if (row["channel"] == "verbatim" and (row["length"] or 0) <= SHORT_QUESTION
+                and (row["asks"] or _ZH_ASKS.search(row["title"] or "") or _EN_ASKS.match(row["title"] or ""))):
+            f *= QUESTION_FACTOR
         return f
 
 
