@@ -356,6 +356,9 @@ class LifeTopicTest(RecallTest):
              "coffee": "No more coffee after 2pm, it wrecks my sleep", "knee": "膝盖又开始疼了，爬楼梯都难"},
             (("how did my son do in math", "math"), ("我脚怎么了", "ankle"), ("what are my rules about caffeine", "coffee"),
              ("how is my knee", "knee")))
+        self.assert_each_finds_first(
+            {"baby": "We're expecting our second baby in June!", "piano": "Started learning piano again, Chopin every night"},
+            (("is my wife pregnant", "baby"), ("我们家要添丁了吗", "baby"), ("我在练什么曲子", "piano")))
 
     def test_a_question_asked_before_ranks_below_what_was_told(self):
         # a short saved question holds no more than its words; with or without its question mark
