@@ -359,6 +359,9 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"baby": "We're expecting our second baby in June!", "piano": "Started learning piano again, Chopin every night"},
             (("is my wife pregnant", "baby"), ("我们家要添丁了吗", "baby"), ("我在练什么曲子", "piano")))
+        self.assert_each_finds_first(
+            {"xmas": "thinking of going to my in-laws for christmas this year", "bday": "给老婆订了生日蛋糕"},
+            (("any plans for xmas", "xmas"), ("圣诞节怎么过", "xmas"), ("what did I plan for my wife's bday", "bday")))
 
     def test_a_question_asked_before_ranks_below_what_was_told(self):
         # a short saved question holds no more than its words; with or without its question mark
