@@ -362,6 +362,9 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"xmas": "thinking of going to my in-laws for christmas this year", "bday": "给老婆订了生日蛋糕"},
             (("any plans for xmas", "xmas"), ("圣诞节怎么过", "xmas"), ("what did I plan for my wife's bday", "bday")))
+        self.assert_each_finds_first(
+            {"diet": "最近在减肥，晚上不吃主食，已经瘦了五斤", "move": "房东要把房子卖了，我得在月底前搬走"},
+            (("我在节食吗", "diet"), ("我要搬家吗", "move")))
 
     def test_a_question_asked_before_ranks_below_what_was_told(self):
         # a short saved question holds no more than its words; with or without its question mark
