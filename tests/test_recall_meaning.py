@@ -365,6 +365,10 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"diet": "最近在减肥，晚上不吃主食，已经瘦了五斤", "move": "房东要把房子卖了，我得在月底前搬走"},
             (("我在节食吗", "diet"), ("我要搬家吗", "move")))
+        self.assert_each_finds_first(
+            {"fight": "Had a huge fight with my husband about money, he bought a boat without asking me",
+             "car": "Car broke down on the highway, tow truck cost me $300"},
+            (("how is my marriage", "fight"), ("我的婚姻怎么样", "fight")))
 
     def test_a_question_asked_before_ranks_below_what_was_told(self):
         # a short saved question holds no more than its words; with or without its question mark
