@@ -365,10 +365,6 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"diet": "最近在减肥，晚上不吃主食，已经瘦了五斤", "move": "房东要把房子卖了，我得在月底前搬走"},
             (("我在节食吗", "diet"), ("我要搬家吗", "move")))
-        self.assert_each_finds_first(
-            {"fight": "Had a huge fight with my husband about money, he bought a boat without asking me",
-             "car": "Car broke down on the highway, tow truck cost me $300"},
-            (("how is my marriage", "fight"), ("我的婚姻怎么样", "fight")))
 
     def test_a_question_asked_before_ranks_below_what_was_told(self):
         # a short saved question holds no more than its words; with or without its question mark
@@ -378,6 +374,12 @@ class LifeTopicTest(RecallTest):
             with self.subTest(query=query, asked=asked):
                 told_id, asked_id = self.say(told), self.say(asked)
                 self.assertEqual(self.top_ids(self.probe(query))[:2], [told_id, asked_id])
+
+    def test_a_marriage_is_about_the_spouse(self):
+        self.assert_each_finds_first(
+            {"fight": "Had a huge fight with my husband about money, he bought a boat without asking me",
+             "car": "Car broke down on the highway, tow truck cost me $300"},
+            (("how is my marriage", "fight"), ("我的婚姻怎么样", "fight")))
 
     def test_a_question_about_work_finds_the_occupation_that_was_named(self):
         nurse = {self.say("I've been a nurse at St. Mary's for six years now"), self.say("我现在在一家医院当护士")}
