@@ -375,6 +375,11 @@ class LifeTopicTest(RecallTest):
                 told_id, asked_id = self.say(told), self.say(asked)
                 self.assertEqual(self.top_ids(self.probe(query))[:2], [told_id, asked_id])
 
+    def test_an_illness_is_found_by_the_word_for_illness_and_by_the_organ(self):
+        self.assert_each_finds_first(
+            {"gastritis": "医生说是胃炎，要吃两周的药", "raise": "我跟老板提了加薪"},
+            (("我得了什么病", "gastritis"), ("我胃怎么了", "gastritis")))
+
     def test_a_marriage_is_about_the_spouse(self):
         self.assert_each_finds_first(
             {"fight": "Had a huge fight with my husband about money, he bought a boat without asking me",
