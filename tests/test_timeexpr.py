@@ -174,6 +174,9 @@ TABLE = [
     ("最近三天", WED, "2026-03-01", "2026-03-04", "range", "relative"),
     ("近两个月", WED, "2026-01-04", "2026-03-04", "range", "relative"),
     ("过去一年", WED, "2025-03-04", "2026-03-04", "range", "relative"),
+    ("这几个月", WED, "2025-09-04", "2026-03-04", "range", "relative"),
+    ("这两年", WED, "2024-03-04", "2026-03-04", "range", "relative"),
+    ("这三周", WED, "2026-02-11", "2026-03-04", "range", "relative"),
     ("the past week", WED, "2026-02-25", "2026-03-04", "range", "relative"),
     ("the last 2 months", WED, "2026-01-04", "2026-03-04", "range", "relative"),
     ("over the past year", WED, "2025-03-04", "2026-03-04", "range", "relative"),
@@ -311,7 +314,7 @@ class InSentenceTest(unittest.TestCase):
 
 class NoFalsePositiveTest(unittest.TestCase):
     QUIET = [
-        "5 apples", "version 3.5", "room 2019", "房间2019", "我有三个朋友", "我有2019块钱",
+        "5 apples", "这一天", "这三个人", "version 3.5", "room 2019", "房间2019", "我有三个朋友", "我有2019块钱",
         "三个月的课程", "5号楼", "3号线", "第三月", "cap-20261130-abc", "记录cap-20261130-abc",
         "rec-2025-03-05-x", "file_2025-03-05.txt", "see https://example.com/2025/03/05/yesterday",
         "在https://a.com/2025-03-05看的", "mail bob@2019.com", "v2019.3.5", "call 2019",

@@ -25,8 +25,8 @@ Semantics where usage is ambiguous (as_of is "today"):
   years 6 to 2 back, precision "range". "A couple" is 2.
 - Recently (最近, 近来, 这阵子, lately, recently, these days): as_of minus 30
   days through as_of. The past few days (这几天, 这两天, the past few days):
-  as_of minus 6 days through as_of. The past N units (最近三天, 过去一年, the
-  past 2 weeks): from the same day N units back through as_of.
+  as_of minus 6 days through as_of. The past N units (最近三天, 过去一年, 这几个月,
+  这两年, the past 2 weeks): from the same day N units back through as_of.
 - N units ago is the whole calendar unit N back (三个月前 is a month). 半年前 is
   the month six back; 半个月前 the week holding the day 15 days back.
 - kind is "absolute" only when the text names the year (2019年, March 2025,
@@ -277,6 +277,9 @@ _CN_RULES = [
     (rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?",
      lambda m, a: _past(a, _num(m["n"]), _unit_of(m["u"]))),
     (r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
+    # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
+    (rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)(?:里|内|来|中|以来)?",
+     lambda m, a: _past(a, _num(m["n"]), _unit_of(m["u"]))),
     (r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
 ]
 
