@@ -307,6 +307,14 @@ class LifeTopicTest(RecallTest):
         self.assertIn("I bought a blue road bike", out["top"][0]["snippet"])
         self.assertLess(len(out["top"][0]["snippet"]), len(text))
 
+    def test_the_snippet_finds_the_word_not_the_same_letters_inside_another(self):
+        text = ("Our biggest client threatened to leave, so the afternoon went on calls and more calls. " * 2
+                + "Came home too tired to cook and didn't eat anything but crackers.")
+        said = self.say(text)
+        out = self.probe("did I eat")
+        self.assertEqual(self.top_ids(out), [said])
+        self.assertIn("didn't eat anything", out["top"][0]["snippet"])  # not the window around thr-eat-ened
+
     def test_questions_about_instruments_smoking_weddings_pets_homes_and_jobs(self):
         self.assert_each_finds_first(
             {"guitar": "报了个吉他班，每周六上午上课", "smoke": "我决定戒烟了，今天是第一天",

@@ -65,13 +65,12 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
     if len(text) <= limit:
         return text
     lower = text.casefold()
+    words = said_as(lower, terms)  # an English term as a whole word: "eat" is not in "threatened"
     at = -1
     for term in sorted(terms or (), key=len, reverse=True):
-        at = lower.find(term)
+        at = words[term][0] if term in words else -1 if term.isascii() else lower.find(term)
         if at >= 0:
             break
-    if at < 0:
-        at = min((offset for offset, _word in said_as(lower, terms).values()), default=-1)
     start = max(0, min(at - limit // 3, len(text) - limit)) if at >= 0 else 0
     piece = text[start:start + limit]
     return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
