@@ -378,7 +378,8 @@ class LifeTopicTest(RecallTest):
         # a short saved question holds no more than its words; with or without its question mark
         for told, asked, query in (("My sister Amy got engaged to Mark last weekend", "is Amy engaged", "when did Amy get engaged"),
                                    ("小雨下个月在杭州结婚，我有点舍不得", "小雨结婚了吗", "小雨什么时候结婚"),
-                                   ("阿杰上周搬去深圳了，说那边机会多", "阿杰搬家了么？", "阿杰搬到哪了")):
+                                   ("阿杰上周搬去深圳了，说那边机会多", "阿杰搬家了么？", "阿杰搬到哪了"),
+                                   ("小王送了我一个保温杯，说是生日礼物", "小王送了我啥", "小王送了我什么")):
             with self.subTest(query=query, asked=asked):
                 told_id, asked_id = self.say(told), self.say(asked)
                 self.assertEqual(self.top_ids(self.probe(query))[:2], [told_id, asked_id])

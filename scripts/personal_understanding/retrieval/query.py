@@ -9,8 +9,8 @@ TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
-# A Chinese question typed without its question mark: 我会开车吗, 我妈身体怎么样 (not 什么: 不知道说什么)
-_ZH_ASKS = re.compile(r"(?:吗|(?<!什)么|怎么样|如何)[啊呀哈啦]?[\s。.!！~～…]*$")
+# A Chinese question typed without its question mark: 我会开车吗, 我妈身体怎么样, 我晚上吃的什么
+_ZH_ASKS = re.compile(r"(?:吗|么|怎么样|如何|啥|哪儿?|几点|多少)[啊呀哈啦]?[\s。.!！~～…]*$")
 # ... or an English one: "do I have any pets", "what happened to my ankle"
 _EN_ASKS = re.compile(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am|was|were|can|could|have|has)(?![a-z'])",
                       re.I)
