@@ -389,6 +389,13 @@ class LifeTopicTest(RecallTest):
             {"gastritis": "医生说是胃炎，要吃两周的药", "raise": "我跟老板提了加薪"},
             (("我得了什么病", "gastritis"), ("我胃怎么了", "gastritis")))
 
+    def test_a_stand_in_does_not_hold_back_the_users_own_short_word(self):
+        surgery = self.say("我爸下周做心脏搭桥手术，在协和医院")
+        self.say("My therapist thinks my anxiety comes from my dad's drinking")
+        out = self.probe("我跟你说过我爸的事吗")  # 爸 alone is one character; dad, father stand in for 我爸
+        self.assertEqual(out["status"], "ok")
+        self.assertIn(surgery, self.top_ids(out))
+
     def test_a_marriage_is_about_the_spouse(self):
         self.assert_each_finds_first(
             {"fight": "Had a huge fight with my husband about money, he bought a boat without asking me",

@@ -53,10 +53,12 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     of them (山东大学 must not be found by 大学, 难 must not stand for 难打).
     """
     qweights = qweights or {}
-    strong_query = any(w >= STRONG for w in qweights.values())
     if not strength:
         return {}
     groups = groups or {}
+    # Only the query's own words make it "strong": a stand-in (dad for 我爸) must not hold back the
+    # turn that says the user's own word (我爸下周做手术), however short that word is.
+    strong_query = any(w >= STRONG for t, w in qweights.items() if t not in groups and t not in feedback)
     own = {t: w for t, w in strength.items() if t not in feedback and t not in groups} or strength
     words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
     rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
