@@ -76,6 +76,11 @@ class TurnTest(ArchiveTest):
             self.assertEqual([r["id"] for r in out["memories"]["top"]][:1], [told["capture_id"]], question)
             self.assertIn("memories", out["next"])
             self.assertEqual(traces(self.root)[-1]["turn_id"], f"q{n}")
+        asked = turn(self.root, "给我讲讲王磊的事", turn_id="q5")  # a short request about someone known
+        self.assertEqual([r["id"] for r in asked["memories"]["top"]][:1], [told["capture_id"]])
+        pasted = turn(self.root, "请帮我总结这篇文章：" + "咖啡是一种常见的饮料，起源于埃塞俄比亚，后来传到世界各地。" * 4,
+                      turn_id="q6")
+        self.assertNotIn("memories", pasted)  # a long request carries text to work on, not a question
         general = turn(self.root, "why is the sky blue", turn_id="q9")  # nothing in the archive: nothing shown
         self.assertNotIn("memories", general)
         self.assertNotIn("memories", general["next"])

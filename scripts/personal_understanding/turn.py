@@ -38,10 +38,17 @@ def _save(root, text, turn_id, session_id):
         return exc.details["capture_id"], None, []
 
 
-def asks_something(receipt):
-    """A plain question that is neither personal news nor technical ("小李最近怎么样", "what did the doctor say"):
-    the archive may hold its answer even where the words do not say they ask the memory."""
-    return receipt["signal"] == "non-personal" and any(r["code"] == "question" for r in receipt["reasons"])
+TASK_READ_CHARS = 80  # a short request may be about someone the archive knows; a longer one carries pasted text
+
+
+def asks_something(receipt, text):
+    """A plain question or short request that is neither personal news nor technical ("小李最近怎么样",
+    "what did the doctor say", "tell me about Jess"): the archive may hold its answer even where the
+    words do not say they ask the memory."""
+    if receipt["signal"] != "non-personal":
+        return False
+    codes = {r["code"] for r in receipt["reasons"]}
+    return "question" in codes or ("task" in codes and len(text) <= TASK_READ_CHARS)
 
 
 def _next(personal, read_turn, low_information, found=False):
@@ -81,7 +88,7 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
             out[key] = probe_message(root, text, turn_id, limit or (RECALL_LIMIT if read_turn else MEMORY_LIMIT))
         except PuError as exc:  # the message is saved either way; say what the read could not do
             out["read_error"] = exc.to_dict()
-    elif asks_something(receipt):
+    elif asks_something(receipt, text):
         try:
             found = probe_message(root, text, turn_id, limit or MEMORY_LIMIT)
             if found.get("status") == "ok" and found.get("top"):
