@@ -389,6 +389,12 @@ class LifeTopicTest(RecallTest):
             {"gastritis": "医生说是胃炎，要吃两周的药", "raise": "我跟老板提了加薪"},
             (("我得了什么病", "gastritis"), ("我胃怎么了", "gastritis")))
 
+    def test_what_stresses_me_reaches_the_worries(self):
+        self.assert_each_finds_first(
+            {"worry": "My mom was diagnosed with diabetes last week, I'm worried about her",
+             "promotion": "I got promoted to senior engineer!! finally"},
+            (("what's been stressing me out", "worry"), ("am I stressed", "worry")))
+
     def test_a_stand_in_does_not_hold_back_the_users_own_short_word(self):
         surgery = self.say("我爸下周做心脏搭桥手术，在协和医院")
         self.say("My therapist thinks my anxiety comes from my dad's drinking")
