@@ -8,7 +8,11 @@ removes them so the rest of the query can be searched as words;
 `parse_window` reads the CLI's explicit --window.
 
 Semantics where usage is ambiguous (as_of is "today"):
-- Weeks run Monday to Sunday; 上周/last week is the whole previous week.
+- Weeks run Monday to Sunday; 上周/last week is the whole previous week. Last (or
+  this past) Saturday is the latest Saturday before as_of, this Saturday the one
+  in as_of's week, this coming Saturday the first after as_of, next Saturday the
+  one in the week after (as 下周六). A bare weekday is left alone: "on Monday"
+  may be either side of the day it is said.
 - Bare month (三月, "in March"): the most recent such month that has started by
   as_of (in 2026-03 it is March 2026, in 2026-02 March 2025). "this March" is
   in as_of's year, "last March" the latest one before the current month,
@@ -344,6 +348,20 @@ def _en_rel_unit(m, as_of):
     return (*_unit(as_of, unit, off), unit)
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _en_weekday(m, as_of):
+    """last/this past Saturday: the latest one before as_of; this Saturday: the one in as_of's week;
+    this coming Saturday: the first after as_of; next Saturday: the one in next week (as 下周六)."""
+    idx, lead = _WEEKDAYS.index(m["wd"].lower()), _key(m["p"])
+    if lead in ("last", "this past"):
+        return _on(as_of - _TD((as_of.weekday() - idx - 1) % 7 + 1))
+    if lead == "this coming":
+        return _on(as_of + _TD((idx - as_of.weekday() - 1) % 7 + 1))
+    return _on(_unit(as_of, "week", 1 if lead == "next" else 0)[0] + _TD(idx))
+
+
 def _en_past(m, as_of):
     if m["n"] is None and ("last" in m["p"].lower() or m["pl"]):
         return None  # "the last day", "past years": no count, no window
@@ -357,6 +375,8 @@ _EN_RULES = [
     (_w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
     (_w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
      _en_rel_unit),
+    (_w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+"
+        r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"), _en_weekday),
     (_w(rf"(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?\s+ago"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
     (_w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
