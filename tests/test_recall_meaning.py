@@ -74,6 +74,18 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_a_turn_about_an_earlier_day_is_in_that_days_window(self):
+        # said on Wednesday 2 December about Saturday 28 November; asked on Friday 4 December
+        hike = self.say("went hiking at Mt Tam with Jess last saturday, my legs are dead", day="2026-12-02T09:00:00Z")
+        told_today = self.say("Grandma turned 90 today, the whole family came over", day="2026-12-02T10:00:00Z")
+        for question in ("what did I do last weekend", "上周末我干嘛了", "上周六发生了什么", "what happened last saturday"):
+            with self.subTest(question=question):
+                ids = self.top_ids(self.probe(question, as_of="2026-12-04"))
+                self.assertIn(hike, ids)
+                self.assertNotIn(told_today, ids)
+        self.assertNotIn(hike, self.top_ids(self.probe("what did I do last monday", as_of="2026-12-04")))
+        self.assertIn(told_today, self.top_ids(self.probe("what happened this wednesday", as_of="2026-12-04")))
+
     def test_words_the_archive_never_saw_do_not_erase_the_time(self):
         out = self.probe("What about the zorblax last week?", as_of=self.AS_OF)
         self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist})

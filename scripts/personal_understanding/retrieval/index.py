@@ -28,7 +28,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "15"
+RECALL_VERSION = "16"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -48,6 +48,31 @@ TIME_WORDS = Lazy(
     r"|昨天|今天|明天|前天|后天|上周|下周|这周|本周|周末|星期|礼拜|去年|今年|明年|前年|上个月|下个月|这个月|刚才|刚刚|最近"
     r"|早上|上午|中午|下午|晚上|那天|\d+[年月日号点]|[一二三四五六七八九十两几]+(?:年|个月|天|周)前", re.I)
 
+TOLD_CHARS = 400  # a turn's time is read off its start: a long text mentions many
+TOLD_MAX_DAYS = 31  # 去年 or "this year" is no day a turn is about
+
+
+def told_span(text, said):
+    """The days a turn says it is about, read against the day it was said: "went hiking last saturday"
+    said on a Wednesday is about that Saturday. (from, to) of its first such expression that lies wholly
+    before or after the day it was said and spans at most TOLD_MAX_DAYS; (None, None) otherwise."""
+    if not said:
+        return None, None
+    from datetime import date
+
+    from .timeexpr import resolve
+    try:
+        day = date.fromisoformat(said)
+    except ValueError:
+        return None, None
+    for t in resolve(text[:TOLD_CHARS], day):
+        if t["to"] < said or t["from"] > said:
+            span = (date.fromisoformat(t["to"]) - date.fromisoformat(t["from"])).days + 1
+            if span <= TOLD_MAX_DAYS:
+                return t["from"], t["to"]
+    return None, None
+
+
 CHANNEL_OF_KIND = {
     "event": "timeline", "state": "timeline", "decision": "timeline",
     "fact": "knowledge", "preference": "knowledge", "rule": "knowledge", "model": "knowledge",
@@ -63,11 +88,12 @@ HIDDEN_STATUSES = ("redirected", "forgotten")
 _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
-    date_from TEXT, date_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
+    date_from TEXT, date_to TEXT, told_from TEXT, told_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
     episode TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
+CREATE INDEX IF NOT EXISTS rdocs_told ON rdocs(told_from) WHERE told_from IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term INTEGER, density INTEGER, doc INTEGER, tf REAL,
     PRIMARY KEY (term, density DESC, doc)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rterms (id INTEGER PRIMARY KEY, term TEXT UNIQUE, df INTEGER);
@@ -404,8 +430,9 @@ class RecallIndex:
         cited = sorted(schema.cited_captures(rec))
         episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
         sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != schema.USUAL["sensitivity"] else None
-        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, rec.get("salience"),
-                sensitivity, rec.get("domain"), rec.get("phase"), episode, title, None, 0, int(lo is not None), None, None)
+        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, None, None,
+                rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, title, None, 0,
+                int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
@@ -416,9 +443,10 @@ class RecallIndex:
         text = doc.get("text") or ""
         asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
+        told_from, told_to = told_span(text, when) if dated else (None, None)
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
-        meta = ("verbatim", "capture", row.get("status"), when, None, None, None, None, None,
+        meta = ("verbatim", "capture", row.get("status"), when, None, told_from, told_to, None, None, None, None,
                 None, text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
@@ -453,9 +481,9 @@ class RecallIndex:
                             [(t,) for t in terms])
         ids = self._term_ids(terms)
         cur = self.db.execute(
-            "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, salience, sensitivity, domain, phase,"
-            " episode, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, told_from, told_to, salience, sensitivity,"
+            " domain, phase, episode, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False),
                              _pack_terms((ids[t], tf) for t, tf in terms.items())))
         doc = cur.lastrowid
@@ -643,10 +671,12 @@ class RecallIndex:
         return hits
 
 
-# Columns left NULL when they say the usual: date_to (the same day as date_from), sensitivity
-# (ordinary), episode (the document itself; see episode_of).
+# Columns left NULL when they say the usual: date_to (the same day as date_from), told_from and
+# told_to (a turn about the day it was said; see told_span), sensitivity (ordinary), episode (the
+# document itself; see episode_of).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
-DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "salience", "sensitivity",
+DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "told_from", "told_to",
+              "salience", "sensitivity",
               "domain", "phase", "episode", "prev", "asks", "dated", "own", "speaker", "title")
 _ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
 _DOC_COLUMNS = ", ".join(_ROW_FIELDS)

@@ -17,7 +17,9 @@ _EN_ASKS = re.compile(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|
 
 
 def overlaps(row, lo, hi):
-    return row["date_from"] is not None and row["date_from"] <= hi and (row["date_to"] or row["date_from"]) >= lo
+    """Is the row dated in [lo, hi], or does the turn say it is about days in it ("last saturday")?"""
+    return ((row["date_from"] is not None and row["date_from"] <= hi and (row["date_to"] or row["date_from"]) >= lo)
+            or (row["told_from"] is not None and row["told_from"] <= hi and row["told_to"] >= lo))
 
 
 def _valid_at(ai, rec, day):

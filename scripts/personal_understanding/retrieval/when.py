@@ -61,8 +61,9 @@ def window_rows(q):
     """
     clauses, args = [], []
     for t in q.times:
-        clauses.append("(date_from IS NOT NULL AND date_from <= ? AND COALESCE(date_to, date_from) >= ?)")
-        args += [t["to"], t["from"]]
+        clauses.append("(date_from IS NOT NULL AND date_from <= ? AND COALESCE(date_to, date_from) >= ?)"
+                       " OR (told_from IS NOT NULL AND told_from <= ? AND told_to >= ?)")
+        args += [t["to"], t["from"], t["to"], t["from"]]
     rows = q.recall.docs_where("(" + " OR ".join(clauses) + ") ORDER BY date_from, key", args, LIST_LIMIT)
     out = []
     for row in rows:
@@ -70,7 +71,8 @@ def window_rows(q):
         if not ok:
             continue
         time = next(t for t in q.times if overlaps(row, t["from"], t["to"]))
-        inside = row["date_from"] >= time["from"] and (row["date_to"] or row["date_from"]) <= time["to"]
+        inside = ((row["date_from"] or "") >= time["from"] and (row["date_to"] or row["date_from"] or "") <= time["to"]
+                  or row["told_from"] is not None and row["told_from"] >= time["from"] and row["told_to"] <= time["to"])
         out.append((row, time, inside))
     out.sort(key=lambda x: (not x[2], -(x[0]["salience"] if x[0]["salience"] is not None else -1),
                             x[0]["date_from"], x[0]["key"]))
