@@ -86,6 +86,18 @@ class TimeChannelTest(RecallTest):
         self.assertNotIn(hike, self.top_ids(self.probe("what did I do last monday", as_of="2026-12-04")))
         self.assertIn(told_today, self.top_ids(self.probe("what happened this wednesday", as_of="2026-12-04")))
 
+    def test_the_day_a_turn_is_about_is_read_against_the_day_it_was_said(self):
+        from personal_understanding.retrieval.index import told_span
+
+        said = "2026-12-02"  # a Wednesday
+        self.assertEqual(told_span("went hiking last saturday", said), ("2026-11-28", "2026-11-28"))
+        self.assertEqual(told_span("下周六去医院复查", said), ("2026-12-12", "2026-12-12"))
+        self.assertEqual(told_span("昨天和老婆吵架了，今天还没说话", said), ("2026-12-01", "2026-12-01"))
+        for text in ("今天好累", "this week was rough", "去年买的车又坏了", "no time in it", ""):
+            with self.subTest(text=text):  # the day itself, a span holding it, one longer than a month, none
+                self.assertEqual(told_span(text, said), (None, None))
+        self.assertEqual(told_span("went hiking last saturday", None), (None, None))
+
     def test_words_the_archive_never_saw_do_not_erase_the_time(self):
         out = self.probe("What about the zorblax last week?", as_of=self.AS_OF)
         self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist})
