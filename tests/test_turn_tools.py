@@ -84,6 +84,12 @@ class TurnTest(ArchiveTest):
         general = turn(self.root, "why is the sky blue", turn_id="q9")  # nothing in the archive: nothing shown
         self.assertNotIn("memories", general)
         self.assertNotIn("memories", general["next"])
+        last = traces(self.root)[-1]  # the read is traced, but a skip turn's words are not kept for nothing
+        self.assertEqual((last["turn_id"], last["query"]), ("q9", None))
+        self.assertNotIn("sky", json.dumps(last))
+        kept = [t["query"] for t in traces(self.root) if t["turn_id"] == "q5"]
+        self.assertEqual(kept, ["给我讲讲王磊的事"])  # a read that found rows keeps its words
+        self.assertFalse([t for t in traces(self.root) if t["turn_id"] == "q6"])  # the long request was not read
 
     def test_a_saved_question_still_reaches_what_was_said_in_other_words(self):
         rent = turn(self.root, "Our landlord is raising the rent by 15% in March", turn_id="t1")["capture_id"]

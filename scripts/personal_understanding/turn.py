@@ -90,7 +90,7 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
             out["read_error"] = exc.to_dict()
     elif asks_something(receipt, text):
         try:
-            found = probe_message(root, text, turn_id, limit or MEMORY_LIMIT)
+            found = probe_message(root, text, turn_id, limit or MEMORY_LIMIT, words_if_found=True)
             if found.get("status") == "ok" and found.get("top"):
                 out["memories"] = found  # only what matched: a general question costs the agent nothing
         except PuError as exc:

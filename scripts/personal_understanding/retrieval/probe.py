@@ -71,7 +71,9 @@ def associations(q, channels, rows, routes, lexical_keys):
 
 def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit=DEFAULT_LIMIT, offset=0,
           expand=None, domain=None, capture_id=None, maintenance=False, budget=DEFAULT_BUDGET, per_episode=3,
-          now=None, turn_id=None):
+          now=None, turn_id=None, words_if_found=False):
+    """words_if_found: a read the message did not ask for (a general question on a skip turn) keeps its
+    words in the trace only when it found something to show; otherwise the trace says only that it ran."""
     archive.require(root)
     mode = trace.check_read_gate(root, capture_id, maintenance, turn_id)
     if turn_id and not capture_id:
@@ -209,11 +211,17 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     }
     if status != "ok":
         result["note"] = _no_match_note(status, scope)
+    quiet = words_if_found and not (status == "ok" and out_rows)
+    times = result["time"]
+    if quiet:  # counts, no words
+        tokens = [{k: t[k] for k in ("weight", "df") if k in t} for t in tokens]
+        times = [{k: t[k] for k in ("from", "to", "precision")} for t in times]
     result["trace_id"] = trace.write(root, {
-        "kind": "probe", "mode": mode, "turn_id": turn_id, "capture_id": capture_id, "query": query, "expand": list(expand or ()),
+        "kind": "probe", "mode": mode, "turn_id": turn_id, "capture_id": capture_id, "query": None if quiet else query,
+        "expand": list(expand or ()),
         "filters": {"window": q.window, "phase": phase, "domain": domain, "as_of": as_of},
-        "tokens": tokens, "time": result["time"], "time_only": time_only, "why_question": why_question,
-        "causes": {k[2:]: v["via"] for k, v in causes.items()}, "routes": routes,
+        "tokens": tokens, "time": times, "time_only": time_only, "why_question": why_question,
+        "causes": {k[2:]: v["via"] for k, v in causes.items()}, "routes": {} if quiet else routes,
         "channels": {ch: [all_rows[d]["key"][2:] for d, _s, _x in channel_lists.get(ch, [])[:CHANNEL_DEPTH]] for ch in CHANNELS},
         "selected": [r["id"] for r in out_rows], "why": [dict(r["why"], id=r["id"]) for r in out_rows], "held_back": held,
         "associations": result["associations"], "seeds": sorted(seeds), "status": status,
