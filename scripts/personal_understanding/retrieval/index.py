@@ -28,7 +28,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "16"
+RECALL_VERSION = "17"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -47,6 +47,20 @@ TIME_WORDS = Lazy(
     r"|august|september|october|november|december|recently|lately|soon|(?:19|20)\d\d)(?![a-z])"
     r"|昨天|今天|明天|前天|后天|上周|下周|这周|本周|周末|星期|礼拜|去年|今年|明年|前年|上个月|下个月|这个月|刚才|刚刚|最近"
     r"|早上|上午|中午|下午|晚上|那天|\d+[年月日号点]|[一二三四五六七八九十两几]+(?:年|个月|天|周)前", re.I)
+
+ASKS_MARKED, ASKS_UNMARKED = 1, 2  # rdocs.asks: a question mark; a question typed without one
+# 我会开车吗, 我妈身体怎么样, 我晚上吃的什么; "do I have any pets", "what happened to my ankle"
+_ZH_ASKS = Lazy(r"(?:吗|么|怎么样|如何|啥|哪儿?|几点|多少)[啊呀哈啦]?[\s。.!！~～…]*$")
+_EN_ASKS = Lazy(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am|was|were|can|could|have|has)(?![a-z'])",
+                re.I)
+
+
+def asks(text):
+    """ASKS_MARKED, ASKS_UNMARKED or 0: does the turn ask something?"""
+    if "?" in text or "？" in text:
+        return ASKS_MARKED
+    return ASKS_UNMARKED if _ZH_ASKS.search(text) or _EN_ASKS.match(text) else 0
+
 
 TOLD_CHARS = 400  # a turn's time is read off its start: a long text mentions many
 TOLD_MAX_DAYS = 31  # 去年 or "this year" is no day a turn is about
@@ -441,13 +455,13 @@ class RecallIndex:
         # time (probe), so borrowed words never count as the reply's own.
         previous = self.ai.previous_in_session(row["capture_id"])
         text = doc.get("text") or ""
-        asks = int("?" in text or "？" in text)  # a turn that asks: its reply holds the answer
+        asked = asks(text)
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
         told_from, told_to = told_span(text, when) if dated else (None, None)
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = ("verbatim", "capture", row.get("status"), when, None, told_from, told_to, None, None, None, None,
-                None, text[:TITLE_CHARS], "c:" + previous if previous else None, asks, dated, own, speaker)
+                None, text[:TITLE_CHARS], "c:" + previous if previous else None, asked, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))

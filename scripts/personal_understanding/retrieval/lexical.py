@@ -6,7 +6,7 @@ import heapq
 import math
 
 from . import knowledge, phrase, rank, whose
-from .index import CHANNELS, weighted_terms
+from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
 from .tokenizer import stem, tokenize
 
@@ -337,7 +337,7 @@ def _lift_neighbours(recall, scored, in_channel, rows):
     if REPLY_SHARE or ASKED_SHARE:
         for row in recall.replies(by_key):
             src_doc, s = by_key[row["prev"]]
-            share = ASKED_SHARE if in_channel[src_doc]["asks"] else REPLY_SHARE
+            share = ASKED_SHARE if in_channel[src_doc]["asks"] == ASKS_MARKED else REPLY_SHARE  # as tuned: a "?"
             lifts.setdefault(row["doc"], []).append((share * s, row, in_channel[src_doc]["key"], "reply to"))
     if ANSWERED_SHARE:
         prev_keys = {in_channel[doc]["prev"]: (doc, s) for doc, s in sources if in_channel[doc]["prev"]}

@@ -1,7 +1,5 @@
 """One probe's settings, resolved once: filters, the as_of day, the time expressions it names."""
 
-import re
-
 from .. import timeutil
 
 STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
@@ -9,11 +7,6 @@ TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
-# A Chinese question typed without its question mark: 我会开车吗, 我妈身体怎么样, 我晚上吃的什么
-_ZH_ASKS = re.compile(r"(?:吗|么|怎么样|如何|啥|哪儿?|几点|多少)[啊呀哈啦]?[\s。.!！~～…]*$")
-# ... or an English one: "do I have any pets", "what happened to my ankle"
-_EN_ASKS = re.compile(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am|was|were|can|could|have|has)(?![a-z'])",
-                      re.I)
 
 
 def overlaps(row, lo, hi):
@@ -103,8 +96,7 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
-        if (row["channel"] == "verbatim" and (row["length"] or 0) <= SHORT_QUESTION
-                and (row["asks"] or _ZH_ASKS.search(row["title"] or "") or _EN_ASKS.match(row["title"] or ""))):
+        if row["asks"] and row["channel"] == "verbatim" and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR
         return f
 
