@@ -322,22 +322,24 @@ class LifeTopicTest(RecallTest):
              "low": "I've been feeling depressed since the winter started"},
             (("when did dad retire", "party"), ("how is my depression", "low")))
 
+    def snippet_of(self, text, query):
+        """Say one long turn, ask `query`; the turn must be the only row: its snippet."""
+        said = self.say(text)
+        out = self.probe(query)
+        self.assertEqual(self.top_ids(out), [said])
+        return out["top"][0]["snippet"]
+
     def test_the_snippet_of_a_long_turn_shows_the_word_in_the_form_it_was_said(self):
         text = ("Long day at work again, the meeting ran over and the train home was packed. " * 3
                 + "On the way back I bought a blue road bike from the shop on Main Street.")
-        said = self.say(text)
-        out = self.probe("what did I buy")
-        self.assertEqual(self.top_ids(out), [said])
-        self.assertIn("I bought a blue road bike", out["top"][0]["snippet"])
-        self.assertLess(len(out["top"][0]["snippet"]), len(text))
+        snippet = self.snippet_of(text, "what did I buy")
+        self.assertIn("I bought a blue road bike", snippet)
+        self.assertLess(len(snippet), len(text))
 
     def test_the_snippet_finds_the_word_not_the_same_letters_inside_another(self):
         text = ("Our biggest client threatened to leave, so the afternoon went on calls and more calls. " * 2
                 + "Came home too tired to cook and didn't eat anything but crackers.")
-        said = self.say(text)
-        out = self.probe("did I eat")
-        self.assertEqual(self.top_ids(out), [said])
-        self.assertIn("didn't eat anything", out["top"][0]["snippet"])  # not the window around thr-eat-ened
+        self.assertIn("didn't eat anything", self.snippet_of(text, "did I eat"))  # not the window around thr-eat-ened
 
     def test_questions_about_instruments_smoking_weddings_pets_homes_and_jobs(self):
         self.assert_each_finds_first(

@@ -62,7 +62,8 @@ TURN_COMMANDS = [
         description="Pass the user's complete message exactly as received, before answering. Returns the receipt "
                     "(tier full: personal, saved as capture_id; skip: nothing to save), due_followups (weave each "
                     "ready prompt in once), memories (what the archive holds about this message; for a plain "
-                    "question, only when something matches; each row says why it came up) and, when the message asks the memory (read_turn), recall: the answer material. "
+                    "question, only when something matches; each row says why it came up) and, when the message "
+                    "asks the memory (read_turn), recall: the answer material. "
                     "Retries return the same turn. After a personal turn, call {cmd:remember}.",
         params=(
             Param("text", S, "The user's complete message, exactly as received (no trimming, no fixes).", required=True,

@@ -14,6 +14,7 @@ it is re-indexed with it.
 """
 
 import contextlib
+import datetime as dt
 import json
 import re
 import sqlite3
@@ -72,16 +73,15 @@ def told_span(text, said):
     before or after the day it was said and spans at most TOLD_MAX_DAYS; (None, None) otherwise."""
     if not said:
         return None, None
-    from datetime import date
+    from .timeexpr import resolve  # its rules are compiled only for turns that name a time
 
-    from .timeexpr import resolve
     try:
-        day = date.fromisoformat(said)
+        day = dt.date.fromisoformat(said)
     except ValueError:
         return None, None
     for t in resolve(text[:TOLD_CHARS], day):
         if t["to"] < said or t["from"] > said:
-            span = (date.fromisoformat(t["to"]) - date.fromisoformat(t["from"])).days + 1
+            span = (dt.date.fromisoformat(t["to"]) - dt.date.fromisoformat(t["from"])).days + 1
             if span <= TOLD_MAX_DAYS:
                 return t["from"], t["to"]
     return None, None
@@ -102,8 +102,8 @@ HIDDEN_STATUSES = ("redirected", "forgotten")
 _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
-    date_from TEXT, date_to TEXT, told_from TEXT, told_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT, phase TEXT,
-    episode TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
+    date_from TEXT, date_to TEXT, told_from TEXT, told_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT,
+    phase TEXT, episode TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
@@ -690,8 +690,7 @@ class RecallIndex:
 # document itself; see episode_of).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "told_from", "told_to",
-              "salience", "sensitivity",
-              "domain", "phase", "episode", "prev", "asks", "dated", "own", "speaker", "title")
+              "salience", "sensitivity", "domain", "phase", "episode", "prev", "asks", "dated", "own", "speaker", "title")
 _ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
 _DOC_COLUMNS = ", ".join(_ROW_FIELDS)
 
