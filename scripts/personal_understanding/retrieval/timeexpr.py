@@ -262,6 +262,11 @@ def _cn_ago(m, as_of):
     return _ago(as_of, n, _unit_of(m["u"]))
 
 
+def _cn_past(m, as_of):
+    """最近三天, 过去一年, 这几个月: from the same day n units back through as_of."""
+    return _past(as_of, _num(m["n"]), _unit_of(m["u"]))
+
+
 _CN_RULES = [
     (rf"(?:{_YABS}|{_YREL})(?:的?(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?"
      r"|的?(?P<s>[春夏秋冬])[天季])?", _cn_year),
@@ -278,12 +283,11 @@ _CN_RULES = [
      lambda m, a: _on(a + _TD(_DAY_OFF[m["w"]]))),
     (rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
     (r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
-    (rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?",
-     lambda m, a: _past(a, _num(m["n"]), _unit_of(m["u"]))),
+    (rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
     (r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
     # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
-    (rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)(?:里|内|来|中|以来)?",
-     lambda m, a: _past(a, _num(m["n"]), _unit_of(m["u"]))),
+    (rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
+     r"(?:里|内|来|中|以来)?", _cn_past),
     (r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
 ]
 
