@@ -519,6 +519,29 @@ class ChunkedBuildTest(RecallTest):
         self.assertIn(cid, ids)
         self.assertIn(out["capture_id"], ids)
 
+    def test_a_build_from_nothing_leaves_no_freed_pages_in_the_index_file(self):
+        """A build that listed its work, or logged every line as a change, left that list as free space."""
+        import sqlite3
+        from unittest import mock
+        from personal_understanding import history
+        from personal_understanding.retrieval import index
+        chat = os.path.join(self.tmp, "chat.jsonl")
+        with open(chat, "w", encoding="utf-8") as fh:
+            for n in range(600):  # enough for the lists of work to span many pages
+                fh.write(json.dumps({"ref": f"m{n}", "text": f"第{n}天和表哥去爬山, day {n} of the hike with my cousin",
+                                     "occurred_at": "2026-05-01T10:00:00Z", "speaker": "user"}) + "\n")
+        history.import_history(self.root, "jsonl", chat)
+        index.forget_cached()
+        drop_index(self.root)
+        with mock.patch.object(index, "BUILD_CHUNK", 50):
+            self.assertTrue(self.top_ids(self.probe("第5天 爬山")))
+        index.forget_cached()
+        db = sqlite3.connect(paths.index_db_path(self.root))
+        try:
+            self.assertEqual(db.execute("PRAGMA freelist_count").fetchone()[0], 0)
+        finally:
+            db.close()
+
     def test_a_build_cut_short_and_rebuilt_by_another_version_starts_over(self):
         self.older_version_meanwhile = True
         self.test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go()

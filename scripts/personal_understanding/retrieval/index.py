@@ -116,9 +116,9 @@ CREATE TABLE IF NOT EXISTS rngrams (ngram TEXT PRIMARY KEY, df INTEGER, first TE
 CREATE TABLE IF NOT EXISTS rwords (word TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rspeakers (speaker TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rbuild (pos INTEGER PRIMARY KEY, key TEXT);
 """
 _TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases", "rspeakers")
+_BUILD_ORDER = (("captures", "c"), ("records", "r"))  # what a build from nothing indexes, in this order
 
 
 def date_range(start, end=None):
@@ -367,8 +367,8 @@ class RecallIndex:
     def _building(self):
         """INDEX_BUILDING: another process or thread (a server starting up) is building the recall index."""
         build = json.loads(self._meta("recall_build") or "null") or {}
-        total = self.db.execute("SELECT MAX(pos) FROM rbuild").fetchone()[0] or 0
-        done = min(build.get("pos", 0), total)
+        total = sum(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table, _kind in _BUILD_ORDER)
+        done = min(build.get("done", 0), total)
         return PuError("INDEX_BUILDING",
                        f"the recall index is being built from the archive ({done} of {total} documents so far) "
                        "by another process or the server's start-up",
@@ -379,31 +379,42 @@ class RecallIndex:
     def _build_step(self):
         """One chunk of a build from nothing: (documents indexed, changes seq it covers, finished).
 
-        The build's order (captures by ledger line, then records by log and line) is listed in
-        rbuild when it starts, and meta 'recall_build' says how far it got; what changes
-        meanwhile is caught up afterwards from the changes after the build's seq.
+        The build goes through the archive index's captures, then its records, in rowid order;
+        meta 'recall_build' says where it got to (the table and the last rowid done). No list of
+        what is to come is written: at 100 000 messages such a list left megabytes of free pages
+        in the file. A row the archive index adds meanwhile comes later in rowid order or among
+        the changes after the build's seq, which are caught up afterwards.
         """
         build = json.loads(self._meta("recall_build") or "null")
         mine = self._meta("recall_version") == "building:" + RECALL_VERSION  # not rebuilt since by another version
-        if not mine or not build or build.get("version") != RECALL_VERSION \
+        if not mine or not build or build.get("version") != RECALL_VERSION or "after" not in build \
                 or build.get("generation") != str(self.ai.generation()):
-            for table in _TABLES + ("rbuild",):
+            for table in _TABLES:
                 self.db.execute(f"DELETE FROM {table}")
+            self.db.execute("DROP TABLE IF EXISTS rbuild")  # the list of keys to do that builds kept up to version 17
             self._set_meta("recall_version", "building:" + RECALL_VERSION)
             self._lexicon = None
-            self.db.execute("INSERT INTO rbuild (key) SELECT 'c:' || capture_id FROM captures ORDER BY line")
-            self.db.execute("INSERT INTO rbuild (key) SELECT 'r:' || id FROM records ORDER BY log, line")
             build = {"version": RECALL_VERSION, "generation": str(self.ai.generation()),
-                     "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0], "pos": 0}
-        rows = self.db.execute("SELECT pos, key FROM rbuild WHERE pos > ? ORDER BY pos LIMIT ?",
-                               (build["pos"], BUILD_CHUNK)).fetchall()
-        count = sum(self._reindex(key) for _pos, key in rows)
-        done = len(rows) < BUILD_CHUNK
+                     "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0],
+                     "table": 0, "after": 0, "done": 0}
+        count = 0
+        while count < BUILD_CHUNK and build["table"] < len(_BUILD_ORDER):
+            table, kind = _BUILD_ORDER[build["table"]]
+            column = "capture_id" if kind == "c" else "id"
+            limit = BUILD_CHUNK - count
+            rows = self.db.execute(f"SELECT rowid, {column} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                                   (build["after"], limit)).fetchall()
+            for _rowid, item in rows:
+                count += self._reindex(f"{kind}:{item}")
+            if len(rows) < limit:  # this table is done: the next one from its start
+                build["table"], build["after"] = build["table"] + 1, 0
+            else:
+                build["after"] = rows[-1][0]
+        build["done"] += count
+        done = build["table"] >= len(_BUILD_ORDER)
         if done:
-            self.db.execute("DELETE FROM rbuild")
             self.db.execute("DELETE FROM meta WHERE key='recall_build'")
         else:
-            build["pos"] = rows[-1][0]
             self._set_meta("recall_build", json.dumps(build))
         return count, build["seq"], done
 
