@@ -43,6 +43,7 @@ import datetime as _dt
 import re
 
 from ..errors import PuError
+from ..patterns import Lazy
 
 OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
@@ -54,7 +55,7 @@ _TD = _dt.timedelta
 # offsets into the caller's text.
 _WIDTH = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)}
                        | {"－": "-", "／": "/", "：": ":", "．": ".", "，": ",", "\u3000": " "})
-_URL = re.compile(r"(?:[a-z][a-z0-9+.\-]*://|www\.)\S+|[\w.+\-]+@[\w\-]+\.[\w.]+", re.I)
+_URL = Lazy(r"(?:[a-z][a-z0-9+.\-]*://|www\.)\S+|[\w.+\-]+@[\w\-]+\.[\w.]+", re.I)
 
 
 # ---------------------------------------------------------------- date arithmetic
@@ -407,13 +408,35 @@ _ISO_RULE = (
     else (*_month(int(m["y"]), int(m["m"])), "month", "absolute"),
 )
 
-# Rules in groups, each compiled the first time a text could hold one of its expressions: every
-# Chinese rule needs a Han character, the ISO rule a digit, every English rule a Latin letter
-# (ſ and the Kelvin sign are letters re.I folds to s and k). Order is kept: CN, ISO, EN.
+# Every Chinese rule holds one of these: a year, month, week, season or day (年 月 周 星期 礼拜 春夏秋冬
+# 天 日 晚 早 夜), or a recent stretch (最近 近来 这阵子 这段时间).
+_CN_ANCHORS = frozenset("年月周星礼春夏秋冬天日晚早夜近阵段")
+# Every English rule holds one of these as a whole word, or a digit (in 2019).
+_EN_ANCHORS = frozenset(
+    "today tonight yesterday tomorrow night morning afternoon evening day days week weeks weekend month months"
+    " year years lately recently nowadays late spring summer autumn fall winter jan january feb february mar march"
+    " apr april may jun june jul july aug august sep sept september oct october nov november dec december".split()
+    + list(_WEEKDAYS))
+_EN_WORDS = re.compile(r"[a-z]+")
+
+
+def _could_be_english(text):
+    # re.I folds ſ to s and the Kelvin sign to k; lower() does the second
+    if not _LATIN(text):
+        return False
+    return _DIGIT(text) is not None or not _EN_ANCHORS.isdisjoint(_EN_WORDS.findall(text.lower().replace("\u017f", "s")))
+
+
+_LATIN = re.compile("[A-Za-z\u017f\u212a]").search
+_DIGIT = re.compile(r"\d").search
+
+# Rules in groups, each compiled the first time a text could hold one of its expressions (compiling
+# them all costs more than most probes): a Chinese rule needs one of _CN_ANCHORS, the ISO rule a digit,
+# an English rule a Latin letter and one of _EN_ANCHORS or a digit. Order is kept: CN, ISO, EN.
 _GROUPS = [
-    [re.compile("[\u4e00-\u9fff]").search, [(p, 0, f) for p, f in _CN_RULES], None],
-    [re.compile(r"\d").search, [(_ISO_RULE[0], 0, _ISO_RULE[1])], None],
-    [re.compile("[A-Za-z\u017f\u212a]").search, [(p, re.I, f) for p, f in _EN_RULES], None],
+    [lambda text: not _CN_ANCHORS.isdisjoint(text), [(p, 0, f) for p, f in _CN_RULES], None],
+    [_DIGIT, [(_ISO_RULE[0], 0, _ISO_RULE[1])], None],
+    [_could_be_english, [(p, re.I, f) for p, f in _EN_RULES], None],
 ]
 
 
@@ -443,7 +466,8 @@ def resolve(text, as_of):
     if not text:
         return []
     norm = text.translate(_WIDTH)
-    masked = [u.span() for u in _URL.finditer(norm)]
+    could_link = "://" in norm or "@" in norm or "www." in norm.lower()
+    masked = [u.span() for u in _URL.finditer(norm)] if could_link else []
     found = []
     for rx, handler in _rules(norm):
         for m in rx.finditer(norm):
