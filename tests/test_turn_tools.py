@@ -97,6 +97,20 @@ class TurnTest(ArchiveTest):
         self.assertTrue(out["captured"])
         self.assertEqual([r["id"] for r in out["memories"]["top"]][:1], [rent])
 
+    def test_a_question_asked_again_finds_the_answer_not_itself(self):
+        """The same question, saved each time it was asked, holds nothing the question does not say."""
+        for n, (told, question) in enumerate((
+                ("我女儿小满下个月就要上小学了，我在纠结要不要换个离学校近点的房子", "What do I know about my kid?"),
+                ("Had a long call with my sister Priya, she wants to leave the bank and open a bakery",
+                 "What's going on with my sibling's career?"))):
+            said = turn(self.root, told, turn_id=f"t{n}")["capture_id"]
+            first = turn(self.root, question, turn_id=f"t{n}-a")
+            again = turn(self.root, question, turn_id=f"t{n}-b")
+            self.assertTrue(first["captured"] and again["captured"], question)  # asked about their own life: saved
+            rows = again["memories"]["top"]
+            self.assertEqual(rows[0]["id"], said, question)
+            self.assertIn(first["capture_id"], [r["id"] for r in rows])  # still there, after the answer
+
     def test_rows_found_through_other_words_say_so_in_the_compact_view(self):
         brother = {"kind": "entity", "entity_type": "person", "id": "person-brother", "title": "哥哥",
                    "aliases": ["我哥", "哥"]}

@@ -597,6 +597,18 @@ class RecallIndex:
     def df(self, terms):
         return dict(rows_in(self.db, "SELECT term, df FROM rterms WHERE term IN ({marks})", terms))
 
+    def told_somewhere(self, terms, except_key=None, question_length=0.0):
+        """The terms some document other than `except_key` holds that is not a saved question of at
+        most `question_length` (a short question holds nothing but what it asks)."""
+        out = set()
+        for term in sorted(terms):
+            if self.db.execute("SELECT 1 FROM rpost p JOIN rdocs d ON d.doc = p.doc"
+                               " WHERE p.term = (SELECT id FROM rterms WHERE term = ?) AND d.key IS NOT ?"
+                               " AND NOT (d.asks > 0 AND d.channel = 'verbatim' AND d.length <= ?) LIMIT 1",
+                               (term, except_key, question_length)).fetchone():
+                out.add(term)
+        return out
+
     def terms_starting(self, prefix, limit=500):
         """[(term, df)] of indexed terms that start with `prefix` (a range scan of the term table)."""
         return self.db.execute("SELECT term, df FROM rterms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?",

@@ -8,6 +8,7 @@ import math
 from . import knowledge, phrase, rank, whose
 from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
+from .query import SHORT_QUESTION
 from .tokenizer import stem, tokenize
 
 ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
@@ -110,9 +111,9 @@ def _bridges(recall, text, terms, routes, own_capture=None):
 
     Their weight joins `terms` (scored per query word: the best of its
     stand-ins counts, not their sum); entities named by a stand-in (哥哥 for
-    家里) join `routes`. The turn's own saved message (`own_capture`) does not
-    count as the archive holding the user's word: "房租涨了吗", once saved, must
-    still find "the landlord is raising the rent".
+    家里) join `routes`. Neither the turn's own saved message (`own_capture`) nor
+    a short question saved before counts as the archive holding the user's word:
+    "房租涨了吗", once saved, must still find "the landlord is raising the rent".
     """
     lex = recall.lexicon()
     frame = frame_terms()
@@ -122,17 +123,14 @@ def _bridges(recall, text, terms, routes, own_capture=None):
     own = {}  # the query's whole words behind each surface (清明 inside 清明节 is a slice, not the word)
     for surface, _targets in found:
         own[surface] = [t for t, w in weighted_terms(surface, lex).items() if t in terms and w >= rank.STRONG] or [surface]
-    dfs = recall.df(sorted({t for ts in own.values() for t in ts} | {t for _s, ts in found for t in ts}))
-    if own_capture:
-        row = recall.doc_for_key("c:" + own_capture)
-        for term, _doc, _tf in (recall.doc_terms([row["doc"]]) if row else ()):
-            if dfs.get(term):
-                dfs[term] -= 1
+    dfs = recall.df(sorted({t for _s, ts in found for t in ts}))
+    told = recall.told_somewhere({t for ts in own.values() for t in ts}, "c:" + own_capture if own_capture else None,
+                                 SHORT_QUESTION)
     bridges, reached = {}, {}  # reached: term -> every query word it stands for (Lisbon for Portugal and for trip)
     for surface, targets in found:
         if all(t in frame for t in own[surface]):
             continue
-        present = any(dfs.get(t) for t in own[surface])
+        present = any(t in told for t in own[surface])
         for term, (word, source) in targets.items():
             if not dfs.get(term) or terms.get(term, 0.0) >= rank.STRONG:
                 continue
@@ -299,7 +297,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
                 held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
                              "matched": list(detail["matched"])})
                 continue
-            ranked.append((doc, score * q.factor(row), detail))
+            ranked.append((doc, score * q.factor(row, [t for t in matched if t not in not_own]), detail))
         ranked = whose.prefer(q, ranked, in_channel, strength)
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked

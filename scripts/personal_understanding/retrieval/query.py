@@ -7,6 +7,7 @@ TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
+REPEAT_FACTOR = 0.2  # a saved question every word of which the query repeats tells nothing the query does not
 
 
 def overlaps(row, lo, hi):
@@ -86,7 +87,8 @@ class Query:
                     return False, "not true at as_of"
         return True, None
 
-    def factor(self, row):
+    def factor(self, row, own_matched=()):
+        """What the row's score is multiplied by; `own_matched`: the query's own words it matched."""
         f = 1.0
         if not (self.as_of is not None and row["kind"] in ("state", "decision")):
             f *= STATUS_FACTOR.get(row["status"], 1.0)
@@ -96,8 +98,11 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
-        if row["asks"] and row["channel"] == "verbatim" and (row["length"] or 0) <= SHORT_QUESTION:
-            f *= QUESTION_FACTOR
+        if row["asks"] and row["channel"] == "verbatim":
+            if (row["length"] or 0) <= SHORT_QUESTION:
+                f *= QUESTION_FACTOR
+            if own_matched and len(row["terms"].split()) <= len(own_matched):  # the same question, asked again
+                f *= REPEAT_FACTOR
         return f
 
 
