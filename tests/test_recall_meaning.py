@@ -360,6 +360,16 @@ class LifeTopicTest(RecallTest):
             (("我在学开车吗", "school"), ("我创业了吗", "cafe"), ("我的植物怎么样", "plants"), ("我的英语考试成绩", "ielts"),
              ("我失恋了吗", "breakup"), ("我身体哪里不舒服", "back"), ("我涨工资了吗", "raise"), ("我的收入", "raise")))
 
+    def test_a_leg_question_reaches_the_knee_and_a_car_change_the_car_sold(self):
+        legs = {self.say("膝盖又疼了，医生说是半月板有点磨损，让我少爬楼梯", day=SAID_ON),
+                self.say("Pulled my calf at football on Sunday", day=SAID_ON)}
+        car = self.say("I finally sold my old Honda Civic for $4,200", day=SAID_ON)
+        for question in ("我的腿怎么了", "what's wrong with my legs"):
+            self.assertEqual(set(self.top_ids(self.probe(question, as_of="2026-12-01"))[:2]), legs, question)
+        self.assertEqual(self.top_ids(self.probe("我换车了吗", as_of="2026-12-01")), [car])
+        dad = self.say("我爸爬到一半就说腿软", day=SAID_ON)  # says the word itself: it leads, the others still come
+        self.assertEqual(set(self.top_ids(self.probe("我的腿怎么了", as_of="2026-12-01"))[:3]) - {dad}, legs)
+
     def test_which_country_city_or_language_finds_the_one_that_was_named(self):
         self.assert_each_finds_first(
             {"portugal": "Spent two weeks in Portugal with my sister", "chengdu": "上个月去成都出差，吃了三次火锅",
