@@ -7,7 +7,7 @@ TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
-REPEAT_FACTOR = 0.2  # a saved question every word of which the query repeats tells nothing the query does not
+REPEAT_FACTOR = 0.01  # a saved question every word of which the query repeats tells nothing: it comes after the rest
 
 
 def overlaps(row, lo, hi):
