@@ -342,14 +342,16 @@ class ArchiveIndex:
         return [r[0] for r in self.db.execute(
             "SELECT capture_id FROM captures WHERE status='pending' ORDER BY captured_at, capture_id")]
 
-    def previous_in_session(self, capture_id):
-        """The capture said just before this one in the same session (None at a session's start)."""
-        row = self.db.execute("SELECT session_id, line FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
-        if not row or not row[0]:
-            return None
-        prev = self.db.execute("SELECT capture_id FROM captures WHERE session_id=? AND line < ? AND status != 'forgotten' "
-                               "ORDER BY line DESC LIMIT 1", row).fetchone()
-        return prev[0] if prev else None
+    def neighbours_in_session(self, capture_ids):
+        """{capture_id: (the capture said just before it, the one just after)} in its session, either None
+        at a session's end; forgotten captures are passed over. Ids without a session are left out."""
+        return {row[0]: (row[1], row[2]) for row in rows_in(
+            self.db, "SELECT c.capture_id,"
+            " (SELECT p.capture_id FROM captures p WHERE p.session_id = c.session_id AND p.line < c.line"
+            "  AND p.status != 'forgotten' ORDER BY p.line DESC LIMIT 1),"
+            " (SELECT n.capture_id FROM captures n WHERE n.session_id = c.session_id AND n.line > c.line"
+            "  AND n.status != 'forgotten' ORDER BY n.line LIMIT 1)"
+            " FROM captures c WHERE c.capture_id IN ({marks}) AND c.session_id IS NOT NULL", sorted(capture_ids))}
 
     def capture_by_source_ref(self, source, source_ref):
         row = self.db.execute("SELECT capture_id FROM captures WHERE source=? AND source_ref=?", (source, source_ref)).fetchone()

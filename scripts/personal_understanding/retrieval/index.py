@@ -29,7 +29,7 @@ from ..patterns import Lazy
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "17"
+RECALL_VERSION = "18"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -103,10 +103,9 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, told_from TEXT, told_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT,
-    phase TEXT, episode TEXT, prev TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
+    phase TEXT, episode TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
-CREATE INDEX IF NOT EXISTS rdocs_prev ON rdocs(prev) WHERE prev IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rdocs_told ON rdocs(told_from) WHERE told_from IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term INTEGER, density INTEGER, doc INTEGER, tf REAL,
     PRIMARY KEY (term, density DESC, doc)) WITHOUT ROWID;
@@ -456,15 +455,12 @@ class RecallIndex:
         episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
         sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != schema.USUAL["sensitivity"] else None
         meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, None, None,
-                rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, title, None, 0,
+                rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, title, 0,
                 int(lo is not None), None, None)
         self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
 
     def _add_capture(self, row, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
-        # The turn said just before it in the session: a reply is lifted by what it answered at query
-        # time (probe), so borrowed words never count as the reply's own.
-        previous = self.ai.previous_in_session(row["capture_id"])
         text = doc.get("text") or ""
         asked = asks(text)
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
@@ -472,7 +468,7 @@ class RecallIndex:
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = ("verbatim", "capture", row.get("status"), when, None, told_from, told_to, None, None, None, None,
-                None, text[:TITLE_CHARS], "c:" + previous if previous else None, asked, dated, own, speaker)
+                None, text[:TITLE_CHARS], asked, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
@@ -507,8 +503,8 @@ class RecallIndex:
         ids = self._term_ids(terms)
         cur = self.db.execute(
             "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, told_from, told_to, salience, sensitivity,"
-            " domain, phase, episode, title, prev, asks, dated, own, speaker, length, ngrams, terms)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " domain, phase, episode, title, asks, dated, own, speaker, length, ngrams, terms)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False),
                              _pack_terms((ids[t], tf) for t, tf in terms.items())))
         doc = cur.lastrowid
@@ -687,10 +683,6 @@ class RecallIndex:
         """{key: row} for the given document keys."""
         return {row["key"]: row for row in self._rows_in("key", keys)}
 
-    def replies(self, keys):
-        """Captures said right after the given ones in their session (their `prev` is one of `keys`)."""
-        return list(self._rows_in("prev", keys))
-
     def entities_named(self, names):
         """[(entity, alias)] for entities whose name or alias is exactly one of `names`."""
         return rows_in(self.db, "SELECT entity, alias FROM raliases WHERE alias IN ({marks}) ORDER BY entity, alias",
@@ -713,7 +705,7 @@ class RecallIndex:
 # document itself; see episode_of).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
 DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "told_from", "told_to",
-              "salience", "sensitivity", "domain", "phase", "episode", "prev", "asks", "dated", "own", "speaker", "title")
+              "salience", "sensitivity", "domain", "phase", "episode", "asks", "dated", "own", "speaker", "title")
 _ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
 _DOC_COLUMNS = ", ".join(_ROW_FIELDS)
 

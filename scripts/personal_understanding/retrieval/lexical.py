@@ -331,16 +331,20 @@ def _lift_neighbours(recall, scored, in_channel, rows):
     if not sources:
         return
     lifts = {}
-    by_key = {in_channel[doc]["key"]: (doc, s) for doc, s in sources}
+    # A turn's neighbours in its session come from the archive index at query time: a reply is
+    # lifted by what it answered, so borrowed words never count as the reply's own.
+    captures = {in_channel[doc]["key"][2:]: (doc, s) for doc, s in sources if in_channel[doc]["key"].startswith("c:")}
+    around = recall.ai.neighbours_in_session(captures) if captures else {}
+    replies = {"c:" + after: cid for cid, (_before, after) in around.items() if after}
+    answered = {"c:" + before: cid for cid, (before, _after) in around.items() if before}
     if REPLY_SHARE or ASKED_SHARE:
-        for row in recall.replies(by_key):
-            src_doc, s = by_key[row["prev"]]
+        for key, row in recall.docs_by_key(replies).items():
+            src_doc, s = captures[replies[key]]
             share = ASKED_SHARE if in_channel[src_doc]["asks"] == ASKS_MARKED else REPLY_SHARE  # as tuned: a "?"
             lifts.setdefault(row["doc"], []).append((share * s, row, in_channel[src_doc]["key"], "reply to"))
     if ANSWERED_SHARE:
-        prev_keys = {in_channel[doc]["prev"]: (doc, s) for doc, s in sources if in_channel[doc]["prev"]}
-        for key, row in recall.docs_by_key(prev_keys).items():
-            src_doc, s = prev_keys[key]
+        for key, row in recall.docs_by_key(answered).items():
+            src_doc, s = captures[answered[key]]
             lifts.setdefault(row["doc"], []).append((ANSWERED_SHARE * s, row, in_channel[src_doc]["key"], "answered by"))
     for doc, options in lifts.items():
         score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
