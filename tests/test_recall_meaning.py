@@ -264,6 +264,15 @@ class TopicTest(RecallTest):
                           if any(v.get("via") == "topic" for v in (r["why"].get("stands_for") or {}).values())])
         self.assertNotIn(self.pizza, self.top_ids(out))
 
+    def test_a_work_named_in_title_marks_is_found_by_a_question_about_books_or_films(self):
+        works = {self.say("最近在看《三体》，第二部比第一部好看"), self.say("昨晚和老婆去看了《流浪地球2》，特效太震撼了")}
+        self.say("今天加班到十点")
+        for question in ("我在读什么书", "最近看了什么电影", "What book am I reading?"):
+            out = self.probe(question)
+            self.assertEqual(set(self.top_ids(out)), works, question)
+            self.assertIn("《", out["top"][0]["snippet"])
+            self.assertEqual({v["word"] for v in out["top"][0]["why"]["stands_for"].values()} & {"《》"}, {"《》"})
+
     def test_a_thing_does_not_stand_for_others_of_its_topic(self):
         out = self.probe("Where did I have dumplings?")  # dumplings are food; pizza is not dumplings
         self.assertNotIn(self.pizza, self.top_ids(out))

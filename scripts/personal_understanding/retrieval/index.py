@@ -26,10 +26,11 @@ from ..archive_index import open_index, rows_in
 from ..capture import read_capture
 from ..errors import PuError
 from ..patterns import Lazy
+from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "18"
+RECALL_VERSION = "19"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -38,6 +39,8 @@ BUILD_PAUSE = 0.11  # seconds between two chunks: longer than SQLite's longest b
 MIXED_PART_WEIGHT = 0.5  # 鬼泣5 is also findable as 鬼泣
 SUBWORD_WEIGHT = 0.5  # 游泳馆 is also findable as 游泳, at half weight
 SPEAKER_WEIGHT = 0.5  # a turn is findable by who said it ("what did Anna say about...")
+WORK_TITLE_WEIGHT = 0.5  # ... and by naming a book, film or show in 《》 (see knowledge.WORK_TITLE)
+_WORK_TITLE = Lazy(r"《[^《》\n]{1,40}》")
 DENSITY_SCALE = 1 << 22  # 1/2048 and 1/2047 still differ; the largest value fits in three bytes
 ROW_CACHE = 40000  # document rows a reading process keeps (about 20 MB)
 
@@ -498,6 +501,8 @@ class RecallIndex:
                 terms[term] = terms.get(term, 0.0) + w
             if weight >= 1.0:
                 length += sum(part.values())
+                if "《" in text and WORK_TITLE not in terms and _WORK_TITLE.search(text):
+                    terms[WORK_TITLE] = WORK_TITLE_WEIGHT  # findability, not length
         self.db.executemany("INSERT INTO rterms (term, df) VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
                             [(t,) for t in terms])
         ids = self._term_ids(terms)

@@ -23,6 +23,9 @@ from .lexicon import normalize_word, resources_path
 from .tokenizer import content_tokens, stem, tokenize
 
 NARROW = 2  # a relation word also stands for the wider words covering at most this many relations
+# The term a text is also indexed under when it names a work in 《》 (《三体》, 《流浪地球》): the data
+# lists it among the things books, films and shows cover, so "我在读什么书" finds 《三体》.
+WORK_TITLE = "《》"
 
 _cache = {}
 
@@ -165,6 +168,8 @@ class Thesaurus:
 
 def _terms(word, lexicon):
     """Index terms of a data word: its whole words; the characters of a split word say too little (二哥 -> 二)."""
+    if word == WORK_TITLE:
+        return [word]
     tokens = content_tokens(word, lexicon)
     terms = [term for _tok, term, w in tokens if w >= 1.0]
     if len(terms) == 1:

@@ -68,7 +68,8 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
     words = said_as(lower, terms)  # an English term as a whole word: "eat" is not in "threatened"
     at = -1
     for term in sorted(terms or (), key=len, reverse=True):
-        at = words[term][0] if term in words else -1 if term.isascii() else lower.find(term)
+        needle = "《" if term == "《》" else term  # a title in 《》 (knowledge.WORK_TITLE): where the first one opens
+        at = words[term][0] if term in words else -1 if term.isascii() else lower.find(needle)
         if at >= 0:
             break
     start = max(0, min(at - limit // 3, len(text) - limit)) if at >= 0 else 0
