@@ -153,6 +153,15 @@ class WholeWordTest(RecallTest):
         self.assertIn("手机", out["top"][0]["why"]["matched"])
 
 
+    def test_a_word_the_archive_never_saw_is_asked_as_the_word_after_its_first_character(self):
+        surgery = self.say("我妈下周三做白内障手术，我得请假陪她")
+        school = self.say("今天去大学报到了")
+        out = self.probe("我妈什么时候动手术")  # 动手术 (to operate) is one dictionary word, never said here
+        self.assertEqual(self.top_ids(out), [surgery])
+        self.assertIn("手术", out["top"][0]["why"]["matched"])
+        self.assertNotIn(school, self.top_ids(self.probe("山东大学")))  # a shorter part does not stand for it
+
+
 class WhyQuestionTest(RecallTest):
     def setUp(self):
         super().setUp()
@@ -387,6 +396,12 @@ class LifeTopicTest(RecallTest):
             (("What's my dog's name?", "dog"), ("Do I eat meat?", "diet"), ("我吃肉吗", "diet"),
              ("What exercise equipment do I own?", "bike"), ("我的猫怎么样了", "cat")))
         self.assertEqual(set(self.top_ids(self.probe("Do I have a pet?", as_of="2026-12-01"))), {said["dog"], said["cat"]})
+
+    def test_job_hunting_reaches_the_interview_and_insomnia_the_poor_sleep(self):
+        self.assert_each_finds_first(
+            {"interview": "今天面试了字节跳动的产品经理岗位，二面的时候被问懵了", "sleep": "最近睡眠很差，每天凌晨三点就醒",
+             "layoffs": "公司裁员，我们组走了三个人，心里很慌"},
+            (("我找工作的事怎么样了", "interview"), ("我失眠的情况", "sleep"), ("how is my insomnia", "sleep")))
 
     def test_which_country_city_or_language_finds_the_one_that_was_named(self):
         self.assert_each_finds_first(

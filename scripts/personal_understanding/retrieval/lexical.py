@@ -88,6 +88,7 @@ def query_terms(q, text):
     terms = rank.query_weights(terms, alias_chars)
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
+    _unseen_words_as_their_tails(recall, terms)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
         rest_text = text
@@ -99,6 +100,18 @@ def query_terms(q, text):
                 terms[term] *= TIME_WORD_WEIGHT
     bridges = _bridges(recall, text, terms, routes, q.own_capture)
     return terms, routes, bridges
+
+
+def _unseen_words_as_their_tails(recall, terms):
+    """动手术, never said in the archive, is asked as 手术 (the word after a light verb or modifier: 新手机,
+    老同学): a Chinese word of three or more characters that no document holds gives its weight to the
+    word that follows its first character. Never to a shorter part: 山东大学 is not asked as 大学."""
+    tails = [t for t, w in terms.items() if len(t) >= 3 and knowledge._is_cjk(t) and w >= rank.STRONG and t[1:] in terms]
+    if tails:
+        dfs = recall.df(tails)
+        for word in tails:
+            if not dfs.get(word):
+                terms[word[1:]] = max(terms[word[1:]], terms[word])
 
 
 def widens(terms):
