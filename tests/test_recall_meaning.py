@@ -36,9 +36,9 @@ class NeighbourTurnTest(ConversationTest):
         self.turns("s2", "今天加班到很晚", "早点休息")
         out = self.probe("周末去哪儿爬山")
         ids = self.top_ids(out)
-        self.assertEqual(ids[:2], [asked, answer])
-        self.assertEqual(out["top"][1]["why"]["context"], {"relation": "reply to", "id": asked,
-                                                           "lift": out["top"][1]["why"]["context"]["lift"]})
+        self.assertEqual(ids[:2], [answer, asked])  # the question, every word of which the query repeats, after it
+        self.assertEqual(out["top"][0]["why"]["context"], {"relation": "reply to", "id": asked,
+                                                           "lift": out["top"][0]["why"]["context"]["lift"]})
 
     def test_a_turn_with_words_of_its_own_can_rise_above_what_it_answered(self):
         asked, answer = self.turns("s1", "What did you cook for the party?",

@@ -103,7 +103,8 @@ class TurnTest(ArchiveTest):
                 ("我女儿小满下个月就要上小学了，我在纠结要不要换个离学校近点的房子", "What do I know about my kid?"),
                 ("Had a long call with my sister Priya, she wants to leave the bank and open a bakery",
                  "What's going on with my sibling's career?"),
-                ("Bought a used Peloton, trying to ride 4 times a week", "What exercise equipment do I own?"))):
+                ("Bought a used Peloton, trying to ride 4 times a week", "What exercise equipment do I own?"),
+                ("今天面试了字节跳动的产品经理岗位，二面的时候被问懵了", "我找工作的事怎么样了"))):
             said = turn(self.root, told, turn_id=f"t{n}")["capture_id"]
             first = turn(self.root, question, turn_id=f"t{n}-a")
             again = turn(self.root, question, turn_id=f"t{n}-b")

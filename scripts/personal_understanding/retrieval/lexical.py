@@ -310,7 +310,9 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
                 held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
                              "matched": list(detail["matched"])})
                 continue
-            ranked.append((doc, score * q.factor(row, [t for t in matched if t not in not_own]), detail))
+            if q.repeats(row, [t for t in matched if t not in not_own]):
+                detail["repeat"] = True  # not "the user's words found as said" either (probe)
+            ranked.append((doc, score * q.factor(row, detail.get("repeat", False)), detail))
         ranked = whose.prefer(q, ranked, in_channel, strength)
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked

@@ -152,8 +152,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"]}
         stood_in = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d.get("stands_for")}
         order = when.window_first(q, order, row_by_key, own, stood_in)
-    said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase")}
-    if said:  # the user's words, found as they were said, come first
+    said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase") and not d.get("repeat")}
+    if said:  # the user's words, found as they were said, come first (not the same question asked before)
         order = [k for k in order if k in said] + [k for k in order if k not in said]
     if causes:  # a why-question: the hypotheses it reaches, then their evidence
         order = [k for k in causes if k in fused] + [k for k in order if k not in causes]

@@ -87,8 +87,15 @@ class Query:
                     return False, "not true at as_of"
         return True, None
 
-    def factor(self, row, own_matched=()):
-        """What the row's score is multiplied by; `own_matched`: the query's own words it matched."""
+    @staticmethod
+    def repeats(row, own_matched):
+        """Is the row a saved question whose every word the query repeats (`own_matched`: the query's
+        own words it matched)? It tells nothing the query does not."""
+        return bool(row["asks"] and row["channel"] == "verbatim" and own_matched
+                    and len(row["terms"].split()) <= len(own_matched))
+
+    def factor(self, row, repeat=False):
+        """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats)."""
         f = 1.0
         if not (self.as_of is not None and row["kind"] in ("state", "decision")):
             f *= STATUS_FACTOR.get(row["status"], 1.0)
@@ -98,11 +105,10 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
-        if row["asks"] and row["channel"] == "verbatim":
-            if (row["length"] or 0) <= SHORT_QUESTION:
-                f *= QUESTION_FACTOR
-            if own_matched and len(row["terms"].split()) <= len(own_matched):  # the same question, asked again
-                f *= REPEAT_FACTOR
+        if row["asks"] and row["channel"] == "verbatim" and (row["length"] or 0) <= SHORT_QUESTION:
+            f *= QUESTION_FACTOR
+        if repeat:
+            f *= REPEAT_FACTOR
         return f
 
 
