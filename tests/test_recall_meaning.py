@@ -403,6 +403,16 @@ class LifeTopicTest(RecallTest):
              "layoffs": "公司裁员，我们组走了三个人，心里很慌"},
             (("我找工作的事怎么样了", "interview"), ("我失眠的情况", "sleep"), ("how is my insomnia", "sleep")))
 
+    def test_a_request_for_a_suggestion_reaches_the_preference_it_depends_on(self):
+        self.assert_each_finds_first(
+            {"dairy": "I'm lactose intolerant, so no milk or cheese for me",
+             "seat": "I always book an aisle seat, I hate being stuck by the window",
+             "jazz": "I've been getting into Japanese jazz from the 70s lately",
+             "knees": "I love hiking but my knees can't handle steep descents anymore"},
+            (("Can you suggest a snack I could bring to the office?", "dairy"), ("我想买点零食", "dairy"),
+             ("Any tips for my flight next week?", "seat"), ("Recommend some music for a rainy evening", "jazz"),
+             ("Suggest a trail for this weekend", "knees")))
+
     def test_which_country_city_or_language_finds_the_one_that_was_named(self):
         self.assert_each_finds_first(
             {"portugal": "Spent two weeks in Portugal with my sister", "chengdu": "上个月去成都出差，吃了三次火锅",
