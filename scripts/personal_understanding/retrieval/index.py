@@ -120,7 +120,8 @@ CREATE TABLE IF NOT EXISTS rspeakers (speaker TEXT PRIMARY KEY, n INTEGER) WITHO
 CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
 """
 _TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases", "rspeakers")
-_BUILD_ORDER = (("captures", "c"), ("records", "r"))  # what a build from nothing indexes, in this order
+# What a build from nothing indexes, in this order: (table, id column, key prefix).
+_BUILD_ORDER = (("captures", "capture_id", "c"), ("records", "id", "r"))
 
 
 def date_range(start, end=None):
@@ -369,7 +370,7 @@ class RecallIndex:
     def _building(self):
         """INDEX_BUILDING: another process or thread (a server starting up) is building the recall index."""
         build = json.loads(self._meta("recall_build") or "null") or {}
-        total = sum(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table, _kind in _BUILD_ORDER)
+        total = sum(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table, _column, _kind in _BUILD_ORDER)
         done = min(build.get("done", 0), total)
         return PuError("INDEX_BUILDING",
                        f"the recall index is being built from the archive ({done} of {total} documents so far) "
@@ -401,8 +402,7 @@ class RecallIndex:
                      "table": 0, "after": 0, "done": 0}
         count = 0
         while count < BUILD_CHUNK and build["table"] < len(_BUILD_ORDER):
-            table, kind = _BUILD_ORDER[build["table"]]
-            column = "capture_id" if kind == "c" else "id"
+            table, column, kind = _BUILD_ORDER[build["table"]]
             limit = BUILD_CHUNK - count
             rows = self.db.execute(f"SELECT rowid, {column} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
                                    (build["after"], limit)).fetchall()

@@ -4,6 +4,7 @@ import re
 
 from ..capture import checked_text, tampered_note
 from ..errors import PuError
+from .knowledge import WORK_TITLE
 from .tokenizer import stem
 
 SUMMARY_CHARS = 200
@@ -68,7 +69,7 @@ def snippet(text, terms, limit=SNIPPET_CHARS):
     words = said_as(lower, terms)  # an English term as a whole word: "eat" is not in "threatened"
     at = -1
     for term in sorted(terms or (), key=len, reverse=True):
-        needle = "《" if term == "《》" else term  # a title in 《》 (knowledge.WORK_TITLE): where the first one opens
+        needle = "《" if term == WORK_TITLE else term  # a title in 《》: where the first one opens
         at = words[term][0] if term in words else -1 if term.isascii() else lower.find(needle)
         if at >= 0:
             break

@@ -418,6 +418,8 @@ _EN_ANCHORS = frozenset(
     " apr april may jun june jul july aug august sep sept september oct october nov november dec december".split()
     + list(_WEEKDAYS))
 _EN_WORDS = re.compile(r"[a-z]+")
+_LATIN = re.compile("[A-Za-z\u017f\u212a]").search
+_DIGIT = re.compile(r"\d").search
 
 
 def _could_be_english(text):
@@ -425,10 +427,6 @@ def _could_be_english(text):
     if not _LATIN(text):
         return False
     return _DIGIT(text) is not None or not _EN_ANCHORS.isdisjoint(_EN_WORDS.findall(text.lower().replace("\u017f", "s")))
-
-
-_LATIN = re.compile("[A-Za-z\u017f\u212a]").search
-_DIGIT = re.compile(r"\d").search
 
 # Rules in groups, each compiled the first time a text could hold one of its expressions (compiling
 # them all costs more than most probes): a Chinese rule needs one of _CN_ANCHORS, the ISO rule a digit,

@@ -53,7 +53,7 @@ _NEEDS_OWN = ("said", "told", "mentioned", "shared", "wrote", "asked", "describe
 _NEEDS_SHARED = ("our", "remind", "we ", "我们")
 
 
-def _finds(pattern, text, needs=("",)):
+def _finds(pattern, text, needs):
     return any(w in text for w in needs) and pattern.search(text) is not None
 
 
@@ -64,7 +64,7 @@ def side_asked(text):
         return 0
     if _finds(_OWN_SPEECH, text, _NEEDS_OWN):
         return 1
-    if _finds(_SHARED, text, _NEEDS_SHARED) or not _finds(_FIRST_PERSON, text):
+    if _finds(_SHARED, text, _NEEDS_SHARED) or not _FIRST_PERSON.search(text):
         return None
     return 1
 
