@@ -14,6 +14,7 @@ from personal_understanding import (backup, capture, followups, forget, gate, hi
                                     restore, review, storage, tiers, timeutil, validate, views)
 from personal_understanding.archive_index import forget_cached, open_index
 from personal_understanding.errors import PuError
+from personal_understanding.retrieval.index import open_recall
 from personal_understanding.retrieval.probe import probe
 
 
@@ -564,9 +565,12 @@ class RebuildTest(Base):
                             ("rwords", "word"), ("raliases", "alias, entity"), ("rngrams", "ngram, df"),
                             ("rterms", "term, df"), ("rstats", "channel, n, round(total, 6)")):
             out[table] = sorted(db.execute(f"SELECT {cols} FROM {table}").fetchall())
-        out["rdocs"] = sorted(db.execute("SELECT key, channel, kind, status, round(length, 6), date_from, title FROM rdocs").fetchall())
-        out["rpost"] = sorted(db.execute("SELECT d.key, t.term, round(p.tf, 6) FROM rpost p JOIN rdocs d ON d.doc = p.doc "
-                                         "JOIN rterms t ON t.id = p.term").fetchall())
+        rows = open_recall(self.root).docs_where("1")
+        out["rdocs"] = sorted((r["key"], r["channel"], r["kind"], r["status"], round(r["length"], 6), r["date_from"], r["title"])
+                              for r in rows)
+        key_of = {r["doc"]: r["key"] for r in rows}
+        out["rpost"] = sorted((key_of[doc], term, round(tf, 6)) for doc, term, tf in db.execute(
+            "SELECT p.doc, t.term, p.tf FROM rpost p JOIN rterms t ON t.id = p.term"))
         index = open_index(self.root)
         out["read back"] = sorted(json.dumps(r, sort_keys=True) for r in index.records_where("1"))
         out["read back"] += sorted(json.dumps(index.receipt(t), sort_keys=True) for (t,) in db.execute("SELECT turn_id FROM receipts"))

@@ -388,11 +388,21 @@ class IndexLifecycleTest(RecallTest):
         weights = [tf / max(lengths[d], 1) for d, tf in dense]
         self.assertEqual(weights, sorted(weights, reverse=True))
         # Re-indexed after its stored length was changed under it, a document still leaves no posting behind.
-        recall.db.execute("UPDATE rdocs SET length = length + 3 WHERE key=?", ("r:" + sid,))
+        recall.db.execute("UPDATE rdocs SET length = length + 3 WHERE doc=?", (recall.doc_for_key("r:" + sid)["doc"],))
         recall.db.commit()
         records.update_state(self.root, id=sid, capture_ids=[self.say("游泳馆的年卡退掉了")], title="退了游泳馆年卡")
         postings_agree(open_recall(self.root))
         self.assertIn(sid, self.top_ids(self.probe("退了游泳馆年卡")))
+
+    def test_a_record_keeps_one_document_through_its_versions(self):
+        sid = records.add_record(self.root, kind="state", title="在学游泳", capture_ids=[self.say("开始学游泳")])["id"]
+        doc = open_recall(self.root).doc_for_key("r:" + sid)["doc"]
+        records.update_state(self.root, id=sid, capture_ids=[self.say("能游一百米了")], title="能游一百米")
+        recall = open_recall(self.root)  # the first state's second version says it was superseded
+        row = recall.doc_for_key("r:" + sid)
+        self.assertEqual((row["doc"], row["status"]), (doc, "superseded"))
+        self.assertEqual([r["key"] for r in recall.docs_where("1")].count("r:" + sid), 1)
+        self.assertEqual(self.top_ids(self.probe("在学游泳")).count(sid), 1)
 
     def test_an_index_of_an_older_layout_is_rebuilt_on_open(self):
         # The postings layout before RECALL_VERSION 11: by term and document, with a separate index by weight.
@@ -419,8 +429,8 @@ class ChunkedBuildTest(RecallTest):
         db = open_recall(root).db
         names = dict(db.execute("SELECT id, term FROM rterms"))
         docs = {}
-        for key, packed, length in db.execute("SELECT key, terms, length FROM rdocs"):
-            docs[key] = (sorted((names[t], w) for t, w in index._unpack_terms(packed)), length)
+        for row in open_recall(root).docs_where("1"):
+            docs[row["key"]] = (sorted((names[t], w) for t, w in index._unpack_terms(row["terms"])), row["length"])
         return docs, sorted(db.execute("SELECT term, df FROM rterms")), sorted(db.execute("SELECT word FROM rwords"))
 
     def test_while_this_process_has_a_builder_a_read_in_another_thread_does_not_take_the_build_on(self):
@@ -483,7 +493,7 @@ class ChunkedBuildTest(RecallTest):
         self.assertEqual(built, 2)  # the first chunk stayed; the second was rolled back
         self.assertIsNotNone(recall.db.execute("SELECT value FROM meta WHERE key='recall_build'").fetchone())
         if self.older_version_meanwhile:  # an older version opened the archive and built the index its own way
-            recall.db.execute("INSERT INTO rdocs (doc, key, channel) VALUES (99999, 'c:cap-from-elsewhere', 'verbatim')")
+            recall.db.execute("INSERT INTO rdocs (doc, channel) VALUES (99998, 'verbatim')")  # no capture of ours
             recall.db.execute("UPDATE meta SET value='11' WHERE key='recall_version'")
         # Meanwhile the archive changes: a new message, and an indexed one forgotten.
         late = self.say("年糕学会了开门")

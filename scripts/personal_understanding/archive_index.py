@@ -720,6 +720,11 @@ def _version_problem(db, table, display, line, obj):
     return None
 
 
+_RECORD_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in (
+    "kind", "version", "status", "log", "line", "at", "size", "date_start", "title_hash", "subject_key", "updated_at",
+    "review_capture", "withheld", "data"))
+
+
 def _records_handler(db, name, line, obj, at, size):
     display = f"memory/v2/{name}"
     problem = _version_problem(db, "records", display, line, obj)
@@ -728,7 +733,8 @@ def _records_handler(db, name, line, obj, at, size):
     rid = obj["id"]
     review = obj.get("review") if isinstance(obj.get("review"), dict) else {}
     queried = {k: obj[k] for k in QUERY_FIELDS if obj.get(k) is not None and obj[k] != QUERY_USUAL.get(k)}
-    db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    # A new version updates the row in place: the recall index numbers a record's document by its rowid.
+    db.execute(f"INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET {_RECORD_UPDATE}",
                (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line, at, size,
                 obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
                 title_hash(obj.get("title")),

@@ -30,7 +30,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "20"
+RECALL_VERSION = "21"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -97,6 +97,12 @@ CHANNEL_OF_KIND = {
     "hypothesis": "knowledge", "intent": "knowledge", "entity": "entities",
 }
 CHANNELS = ("timeline", "knowledge", "entities", "verbatim")
+USUAL_STATUS = "current"  # a record's status as rdocs leaves it out (NULL)
+
+
+def _channel_of(kind):
+    return CHANNEL_OF_KIND.get(kind, "knowledge")
+
 TEXT_FIELDS = ("summary", "what_happened", "felt_then", "user_interpretation", "impact", "meaning_now", "claim",
                "mechanism", "scope", "phase")
 LIST_FIELDS = ("aliases", "alternatives", "tags", "unresolved_referents")
@@ -104,9 +110,9 @@ HIDDEN_STATUSES = ("redirected", "forgotten")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
-    doc INTEGER PRIMARY KEY, key TEXT UNIQUE, channel TEXT, kind TEXT, status TEXT, length REAL,
+    doc INTEGER PRIMARY KEY, channel TEXT, kind TEXT, status TEXT, length REAL,
     date_from TEXT, date_to TEXT, told_from TEXT, told_to TEXT, salience INTEGER, sensitivity TEXT, domain TEXT,
-    phase TEXT, episode TEXT, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
+    phase TEXT, episode INTEGER, asks INTEGER, dated INTEGER, own INTEGER, speaker TEXT, title TEXT, ngrams TEXT,
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_told ON rdocs(told_from) WHERE told_from IS NOT NULL;
@@ -120,8 +126,9 @@ CREATE TABLE IF NOT EXISTS rspeakers (speaker TEXT PRIMARY KEY, n INTEGER) WITHO
 CREATE TABLE IF NOT EXISTS raliases (alias TEXT, entity TEXT, PRIMARY KEY (alias, entity)) WITHOUT ROWID;
 """
 _TABLES = ("rdocs", "rpost", "rterms", "rstats", "rngrams", "rwords", "raliases", "rspeakers")
-# What a build from nothing indexes, in this order: (table, id column, key prefix).
-_BUILD_ORDER = (("captures", "capture_id", "c"), ("records", "id", "r"))
+# What a document can be: (archive index table, its id column, key prefix, the document number's last bit).
+# A document's number is its row's rowid in that table, doubled, plus the bit (see RecallIndex._docs_of).
+_SOURCES = (("captures", "capture_id", "c:", 0), ("records", "id", "r:", 1))
 
 
 def date_range(start, end=None):
@@ -370,7 +377,7 @@ class RecallIndex:
     def _building(self):
         """INDEX_BUILDING: another process or thread (a server starting up) is building the recall index."""
         build = json.loads(self._meta("recall_build") or "null") or {}
-        total = sum(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table, _column, _kind in _BUILD_ORDER)
+        total = sum(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table, *_rest in _SOURCES)
         done = min(build.get("done", 0), total)
         return PuError("INDEX_BUILDING",
                        f"the recall index is being built from the archive ({done} of {total} documents so far) "
@@ -382,11 +389,13 @@ class RecallIndex:
     def _build_step(self):
         """One chunk of a build from nothing: (documents indexed, changes seq it covers, finished).
 
-        The build goes through the archive index's captures, then its records, in rowid order;
-        meta 'recall_build' says where it got to (the table and the last rowid done). No list of
-        what is to come is written: at 100 000 messages such a list left megabytes of free pages
-        in the file. A row the archive index adds meanwhile comes later in rowid order or among
-        the changes after the build's seq, which are caught up afterwards.
+        The build goes through the archive index's captures and records in the order of their
+        document numbers, so each new row of rdocs lands at its table's end (rows put between
+        others split pages and left them half full); meta 'recall_build' says where it got to
+        (the last document number done). No list of what is to come is written: at 100 000
+        messages such a list left megabytes of free pages in the file. A row the archive index
+        adds meanwhile comes later in that order or among the changes after the build's seq,
+        which are caught up afterwards.
         """
         build = json.loads(self._meta("recall_build") or "null")
         mine = self._meta("recall_version") == "building:" + RECALL_VERSION  # not rebuilt since by another version
@@ -399,24 +408,20 @@ class RecallIndex:
             self._lexicon = None
             build = {"version": RECALL_VERSION, "generation": str(self.ai.generation()),
                      "seq": self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0],
-                     "table": 0, "after": 0, "done": 0}
-        count = 0
-        while count < BUILD_CHUNK and build["table"] < len(_BUILD_ORDER):
-            table, column, kind = _BUILD_ORDER[build["table"]]
-            limit = BUILD_CHUNK - count
-            rows = self.db.execute(f"SELECT rowid, {column} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                                   (build["after"], limit)).fetchall()
-            for _rowid, item in rows:
-                count += self._reindex(f"{kind}:{item}")
-            if len(rows) < limit:  # this table is done: the next one from its start
-                build["table"], build["after"] = build["table"] + 1, 0
-            else:
-                build["after"] = rows[-1][0]
+                     "after": 0, "done": 0}
+        after, todo = build["after"], []
+        for table, column, prefix, bit in _SOURCES:  # the rows after the last document done, bit by bit
+            todo += [(rowid << 1 | bit, prefix + item) for rowid, item in self.db.execute(
+                f"SELECT rowid, {column} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                ((after - bit) >> 1, BUILD_CHUNK)).fetchall()]
+        done = len(todo) < BUILD_CHUNK  # then neither table had a chunk's worth left
+        todo = sorted(todo)[:BUILD_CHUNK]
+        count = sum(self._reindex(key) for _doc, key in todo)
         build["done"] += count
-        done = build["table"] >= len(_BUILD_ORDER)
         if done:
             self.db.execute("DELETE FROM meta WHERE key='recall_build'")
         else:
+            build["after"] = todo[-1][0]
             self._set_meta("recall_build", json.dumps(build))
         return count, build["seq"], done
 
@@ -445,8 +450,9 @@ class RecallIndex:
         return 1
 
     def _add_record(self, rec, learn):
-        channel = CHANNEL_OF_KIND.get(rec.get("kind"), "knowledge")
-        if rec.get("kind") == "entity":
+        kind = rec.get("kind")
+        channel = _channel_of(kind)
+        if kind == "entity":
             if rec.get("entity_type") == "concept":
                 channel = "knowledge"
             names = [rec.get("title")] + list(rec.get("aliases") or ())
@@ -455,12 +461,14 @@ class RecallIndex:
         title, body = record_text(rec)
         lo, hi = date_range(rec.get("date_start"), rec.get("date_end"))
         cited = sorted(schema.cited_captures(rec))
-        episode = cited[0] if cited else None  # records from one capture share its episode (see episode_of)
+        # Records from one capture share its episode (see episode_of): kept as that capture's document number.
+        episode = self._doc_of("c:" + cited[0]) if cited else None
         sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != schema.USUAL["sensitivity"] else None
-        meta = (channel, rec.get("kind"), rec.get("status"), lo, hi if hi != lo else None, None, None,
-                rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, title, 0,
+        status = rec.get("status") if rec.get("status") != USUAL_STATUS else None
+        meta = (channel if channel != _channel_of(kind) else None, kind, status, lo, hi if hi != lo else None,
+                None, None, rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, None, 0,
                 int(lo is not None), None, None)
-        self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn)
+        self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn, channel)
 
     def _add_capture(self, row, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
@@ -470,15 +478,18 @@ class RecallIndex:
         told_from, told_to = told_span(text, when) if dated else (None, None)
         own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
-        meta = ("verbatim", "capture", row.get("status"), when, None, told_from, told_to, None, None, None, None,
+        meta = (None, None, None, when, None, told_from, told_to, None, None, None, None,
                 None, text[:TITLE_CHARS], asked, dated, own, speaker)
         parts = [(doc.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
-        self._add("c:" + row["capture_id"], parts, meta, learn)
+        self._add("c:" + row["capture_id"], parts, meta, learn, "verbatim")
 
-    def _add(self, key, parts, meta, learn):
+    def _add(self, key, parts, meta, learn, channel):
         """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words."""
+        doc = self._doc_of(key)
+        if doc is None:
+            return  # not in the archive index (any more): nothing to find it by
         lex = self.lexicon()
         grams, tokens = set(), {}
         for n, (text, weight) in enumerate(parts):
@@ -506,17 +517,16 @@ class RecallIndex:
         self.db.executemany("INSERT INTO rterms (term, df) VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
                             [(t,) for t in terms])
         ids = self._term_ids(terms)
-        cur = self.db.execute(
-            "INSERT INTO rdocs (key, channel, kind, status, date_from, date_to, told_from, told_to, salience, sensitivity,"
+        self.db.execute(
+            "INSERT INTO rdocs (doc, channel, kind, status, date_from, date_to, told_from, told_to, salience, sensitivity,"
             " domain, phase, episode, title, asks, dated, own, speaker, length, ngrams, terms)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (key,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False),
+            (doc,) + meta + (length, json.dumps(sorted(grams), ensure_ascii=False) if grams else None,
                              _pack_terms((ids[t], tf) for t, tf in terms.items())))
-        doc = cur.lastrowid
         self.db.executemany("INSERT INTO rpost VALUES (?, ?, ?, ?)",
                             [(ids[t], _density(tf, length), doc, tf) for t, tf in terms.items()])
         self.db.execute("INSERT INTO rstats VALUES (?, 1, ?) ON CONFLICT(channel) DO UPDATE SET n = n + 1, total = total + ?",
-                        (meta[0], length, length))
+                        (channel, length, length))
         if meta[-1]:  # the speaker
             self.db.execute("INSERT INTO rspeakers VALUES (?, 1) ON CONFLICT(speaker) DO UPDATE SET n = n + 1", (meta[-1],))
         for first in promoted:
@@ -552,12 +562,15 @@ class RecallIndex:
         return bool(self._promoted)
 
     def _remove(self, key, keep_counts=False):
-        row = self.db.execute("SELECT doc, channel, length, ngrams, speaker, terms FROM rdocs WHERE key=?", (key,)).fetchone()
+        doc = self._doc_of(key)
+        row = None if doc is None else \
+            self.db.execute("SELECT channel, kind, length, ngrams, speaker, terms FROM rdocs WHERE doc=?", (doc,)).fetchone()
         if row is None:
             if key.startswith("r:"):
                 self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
             return 0
-        doc, channel, length, grams, speaker, ids = row
+        channel, kind, length, grams, speaker, ids = row
+        channel = channel or (_channel_of(kind) if doc & 1 else "verbatim")
         self._rows.pop(doc, None)
         if speaker:
             self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
@@ -602,11 +615,12 @@ class RecallIndex:
         """The terms some document other than `except_key` holds that is not a saved question of at
         most `question_length` (a short question holds nothing but what it asks)."""
         out = set()
+        except_doc = self._doc_of(except_key) if except_key else None
         for term in sorted(terms):
             if self.db.execute("SELECT 1 FROM rpost p JOIN rdocs d ON d.doc = p.doc"
-                               " WHERE p.term = (SELECT id FROM rterms WHERE term = ?) AND d.key IS NOT ?"
-                               " AND NOT (d.asks > 0 AND d.channel = 'verbatim' AND d.length <= ?) LIMIT 1",
-                               (term, except_key, question_length)).fetchone():
+                               " WHERE p.term = (SELECT id FROM rterms WHERE term = ?) AND d.doc IS NOT ?"
+                               " AND NOT (d.asks > 0 AND d.doc & 1 = 0 AND d.length <= ?) LIMIT 1",
+                               (term, except_doc, question_length)).fetchone():
                 out.add(term)
         return out
 
@@ -653,10 +667,26 @@ class RecallIndex:
         out.sort(key=lambda r: (r[1], r[0]))
         return out
 
+    def _doc_of(self, key):
+        """The document number of a key: its row's in the archive index, doubled, plus one for a record
+        (the index keeps no key of its own: 14 MB with its lookup at 100 000 captures and records)."""
+        found = self._docs_of([key])
+        return found.get(key)
+
+    def _docs_of(self, keys):
+        """{key: document number} of the keys the archive index holds."""
+        out = {}
+        for table, column, prefix, bit in _SOURCES:
+            ids = [k[2:] for k in keys if k.startswith(prefix)]
+            if ids:
+                out.update((prefix + item, rowid << 1 | bit) for item, rowid in
+                           rows_in(self.db, f"SELECT {column}, rowid FROM {table} WHERE {column} IN ({{marks}})", ids))
+        return out
+
     def _rows_in(self, column, values):
         """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""
         for row in rows_in(self.db, f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({{marks}})", values):
-            yield dict(zip(_ROW_FIELDS, row))
+            yield _row(row)
 
     def docs(self, doc_ids):
         """{doc: row} (rows are shared with later calls: read them, never change them)."""
@@ -675,18 +705,17 @@ class RecallIndex:
         return out
 
     def doc_for_key(self, key):
-        row = self.db.execute(
-            f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE key=?", (key,)).fetchone()
-        return dict(zip(_ROW_FIELDS, row)) if row else None
+        doc = self._doc_of(key)
+        return None if doc is None else self.docs([doc]).get(doc)
 
     def docs_where(self, sql, args=(), limit=None):
+        """Rows matching a WHERE clause over rdocs (its ORDER BY may name `key`)."""
         tail = f" LIMIT {int(limit)}" if limit else ""
-        return [dict(zip(_ROW_FIELDS, row)) for row in self.db.execute(
-            f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)]
+        return [_row(row) for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)]
 
     def docs_by_key(self, keys):
         """{key: row} for the given document keys."""
-        return {row["key"]: row for row in self._rows_in("key", keys)}
+        return {row["key"]: row for row in self.docs(self._docs_of(keys).values()).values()}
 
     def entities_named(self, names):
         """[(entity, alias)] for entities whose name or alias is exactly one of `names`."""
@@ -707,17 +736,34 @@ class RecallIndex:
 
 # Columns left NULL when they say the usual: date_to (the same day as date_from), told_from and
 # told_to (a turn about the day it was said; see told_span), sensitivity (ordinary), episode (the
-# document itself; see episode_of).
+# document itself; see episode_of), channel, kind and status (see _row), ngrams (none). A record's
+# title is read from the record itself; a capture's first characters are kept (phrase.py reads them).
 # In table order: the long columns (title, ngrams) last, so reading a row's scoring fields stays cheap.
-DOC_FIELDS = ("doc", "key", "channel", "kind", "status", "length", "date_from", "date_to", "told_from", "told_to",
+DOC_FIELDS = ("doc", "channel", "kind", "status", "length", "date_from", "date_to", "told_from", "told_to",
               "salience", "sensitivity", "domain", "phase", "episode", "asks", "dated", "own", "speaker", "title")
-_ROW_FIELDS = DOC_FIELDS + ("terms",)  # a row also says what it is indexed under ("id" or "id:weight" each)
-_DOC_COLUMNS = ", ".join(_ROW_FIELDS)
+# A row also says what it is indexed under ("id" or "id:weight" each), and its key, read off the archive
+# index's row (an even document is a capture, an odd one a record).
+_ROW_FIELDS = DOC_FIELDS + ("terms", "key")
+_KEY_SQL = ("CASE WHEN doc & 1 THEN 'r:' || (SELECT id FROM records WHERE rowid = doc >> 1)"
+            " ELSE 'c:' || (SELECT capture_id FROM captures WHERE rowid = doc >> 1) END AS key")
+_DOC_COLUMNS = ", ".join(DOC_FIELDS + ("terms", _KEY_SQL))
+
+
+def _row(values):
+    """A document's row, with what rdocs leaves out (NULL) when it is the usual spelled out:
+    a capture's channel and kind, a record's channel (its kind's) and status (current)."""
+    row = dict(zip(_ROW_FIELDS, values))
+    if row["doc"] & 1:
+        row["channel"] = row["channel"] or _channel_of(row["kind"])
+        row["status"] = row["status"] or USUAL_STATUS
+    else:
+        row["channel"], row["kind"] = "verbatim", "capture"
+    return row
 
 
 def episode_of(row):
-    """The conversation a document belongs to: its first cited capture, else itself (stored only when other)."""
-    return row["episode"] or row["key"][2:]
+    """The conversation a document belongs to: the document of its first cited capture, else itself."""
+    return row["episode"] or row["doc"]
 
 
 def _density(tf, length):

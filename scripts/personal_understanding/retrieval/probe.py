@@ -204,7 +204,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         "top": out_rows,
         "channels": {ch: [{"id": all_rows[d]["key"][2:], "score": round(s, 3)} for d, s, _x in channel_lists.get(ch, [])[:5]]
                      for ch in CHANNELS},
-        "associations": [{"id": row["key"][2:], "kind": row["kind"], "title": row["title"], "via": path,
+        "associations": [{"id": row["key"][2:], "kind": row["kind"], "title": _title(q, row), "via": path,
                           "spread_score": score} for row, score, path in assoc],
         "total": len(kept), "shown": shown, "truncated": truncated, "next_offset": next_offset,
         "budget": {"tokens": budget, "used": used}, "evidence_fidelity": fidelity,
@@ -227,6 +227,11 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         "associations": result["associations"], "seeds": sorted(seeds), "status": status,
         "total": len(kept), "shown": shown}, now=moment)
     return result
+
+
+def _title(q, row):
+    """A record's title (the index keeps none: the record has it)."""
+    return (q.ai.record(row["key"][2:]) or {}).get("title")
 
 
 def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
