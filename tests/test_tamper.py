@@ -34,6 +34,19 @@ class TamperTest(ArchiveTest):
             doc["utf8_sha256"] = sha256_hex(text.encode("utf-8"))
         target.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
 
+    def test_the_index_gives_the_ledgers_hash_back_as_written(self):
+        from personal_understanding import archive_index, paths
+        from personal_understanding.textinput import sha256_hex
+        digest = sha256_hex(MSG.encode("utf-8"))
+        self.assertEqual(open_index(self.root).capture(self.cid)["utf8_sha256"], digest)  # kept as bytes, read as hex
+        # Spelled another way in the ledger (capitals), it is read back as spelled, not made to match.
+        ledger_path = Path(self.root, "memory", "v2", "ledger.jsonl")
+        ledger_path.write_text(ledger_path.read_text(encoding="utf-8").replace(digest, digest.upper()), encoding="utf-8")
+        archive_index.forget_cached()
+        for p in paths.views_dir(self.root).iterdir():
+            p.unlink()
+        self.assertEqual(open_index(self.root).capture(self.cid)["utf8_sha256"], digest.upper())
+
     def test_verify_quote_never_says_exact_match_for_changed_words(self):
         self.assertTrue(verify_quote(self.root, self.cid, "舍不得")["found"])
         self.tamper()

@@ -29,7 +29,7 @@ from . import paths, schema, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 WAL_LIMIT = 4 << 20  # what SQLite checkpoints at (1 000 pages): the log left after a big build stays that small
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
@@ -53,19 +53,21 @@ CREATE TABLE IF NOT EXISTS captures (
     line INTEGER, extra TEXT);
 CREATE INDEX IF NOT EXISTS captures_status ON captures(status);
 CREATE INDEX IF NOT EXISTS captures_turn ON captures(turn_id);
-CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref);
+CREATE INDEX IF NOT EXISTS captures_ref ON captures(source, source_ref) WHERE source_ref IS NOT NULL;
 CREATE INDEX IF NOT EXISTS captures_session ON captures(session_id, line);
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY, kind TEXT, version INTEGER, status TEXT, log TEXT, line INTEGER, at INTEGER, size INTEGER,
     date_start TEXT, title_hash INTEGER, subject_key TEXT, updated_at TEXT, review_capture TEXT, withheld TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
 CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_hash);
-CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key);
+CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key) WHERE subject_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
 CREATE INDEX IF NOT EXISTS records_status ON records(status);
-CREATE TABLE IF NOT EXISTS record_refs (
-    record_id TEXT, rel TEXT, target TEXT, PRIMARY KEY (record_id, rel, target)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS record_refs_target ON record_refs(target, rel);
+CREATE TABLE IF NOT EXISTS refs (
+    record INTEGER, rel TEXT, target TEXT, PRIMARY KEY (record, rel, target)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS refs_target ON refs(target, rel);
+CREATE VIEW IF NOT EXISTS record_refs AS
+    SELECT r.id AS record_id, f.rel AS rel, f.target AS target FROM refs f JOIN records r ON r.rowid = f.record;
 CREATE TABLE IF NOT EXISTS followups (
     id TEXT PRIMARY KEY, version INTEGER, status TEXT, due_at TEXT, line INTEGER, data TEXT);
 CREATE TABLE IF NOT EXISTS tombstones (
@@ -76,7 +78,7 @@ CREATE INDEX IF NOT EXISTS followups_answer ON followups(json_extract(data, '$.r
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT);
 """
 
-_TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "record_refs", "followups", "tombstones",
+_TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "refs", "followups", "tombstones",
            "changes")
 
 _local = threading.local()
@@ -485,7 +487,22 @@ _CAPTURE_FIELDS = (("capture_id", "capture_id"), ("path", "path"), ("kind", "kin
 # A capture's file is kept at paths.capture_relpath(capture_id, captured_at); the column holds a
 # path only where the ledger names another one (NULL saves 60 bytes a capture). Read it as this.
 CAPTURE_PATH = f"COALESCE(path, {paths.CAPTURE_RELPATH_SQL})"
-_CAPTURE_COLUMNS = ", ".join(CAPTURE_PATH if column == "path" else column for _key, column in _CAPTURE_FIELDS)
+# A capture's SHA-256 is kept as its 32 bytes (64 as hex text): read it as this, find it by stored_sha(hex).
+CAPTURE_SHA = "CASE WHEN typeof(sha256) = 'blob' THEN lower(hex(sha256)) ELSE sha256 END"
+_READ_AS = {"path": CAPTURE_PATH, "sha256": CAPTURE_SHA}
+_CAPTURE_COLUMNS = ", ".join(_READ_AS.get(column, column) for _key, column in _CAPTURE_FIELDS)
+
+
+def stored_sha(digest):
+    """The captures table's form of a SHA-256 given as hex: its bytes (anything else as it was written)."""
+    if isinstance(digest, str) and len(digest) == 64:
+        try:
+            raw = bytes.fromhex(digest)
+        except ValueError:
+            return digest
+        if raw.hex() == digest:  # lower-case hex only: it reads back exactly as written
+            return raw
+    return digest
 _CAPTURE_KEYS = frozenset(key for key, _column in _CAPTURE_FIELDS) | {"event", "at"}
 
 
@@ -505,12 +522,16 @@ class _Moved(Exception):
     """A log is not the file the index read."""
 
 
-_RECORD_PLACE = "id, version, log, at, size, withheld"
+# A record's log is left NULL when it is the usual one for its kind: read it as this.
+RECORD_LOG = "COALESCE(log, 'records/' || kind || '.jsonl')"
+_RECORD_PLACE = f"id, version, {RECORD_LOG}, at, size, withheld"
 # Fields of a record that queries filter on (json_extract over the records table's data).
 QUERY_FIELDS = ("salience", "sensitivity", "domain", "aspect", "fidelity", "created_at", "salience_basis", "contradicts")
 # The usual values (add_record's defaults) are left out of `data` (70 bytes a record): no query asks
-# for them, so a filter written against these fields reads a missing one as the usual value.
+# for them, so a filter written against these fields reads a missing one as the usual value. So is
+# created_at when it equals updated_at (a first version): read it as RECORD_CREATED.
 QUERY_USUAL = dict(schema.USUAL, contradicts=[])
+RECORD_CREATED = "COALESCE(json_extract(data, '$.created_at'), updated_at)"
 
 
 def disk_refusal(exc, path):
@@ -652,7 +673,7 @@ def _ledger_handler(db, name, line, obj, _at, _size):
         try:
             db.execute(
                 "INSERT INTO captures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (cid, _stored_path(cid, obj), obj.get("utf8_sha256"), obj.get("turn_id"), obj.get("session_id"),
+                (cid, _stored_path(cid, obj), stored_sha(obj.get("utf8_sha256")), obj.get("turn_id"), obj.get("session_id"),
                  obj.get("captured_at"), obj.get("occurred_at"), obj.get("chars"), obj.get("kind"), obj.get("speaker"),
                  obj.get("source"), obj.get("source_ref"), status, None, None, line,
                  json.dumps(extra, ensure_ascii=False) if extra else None),
@@ -702,9 +723,10 @@ def record_refs(obj):
 
 
 def title_hash(title):
-    """A record's normalized title as a number: duplicates are found by it without the index holding the words."""
+    """A record's normalized title as a number: duplicates are found by it without the index holding the words.
+    Four bytes: a title that shares it is only a candidate, compared by its words (records.possible_duplicates)."""
     key = normalized(title if isinstance(title, str) else "")
-    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big", signed=True)
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big", signed=True)
 
 
 def _version_problem(db, table, display, line, obj):
@@ -733,16 +755,21 @@ def _records_handler(db, name, line, obj, at, size):
     rid = obj["id"]
     review = obj.get("review") if isinstance(obj.get("review"), dict) else {}
     queried = {k: obj[k] for k in QUERY_FIELDS if obj.get(k) is not None and obj[k] != QUERY_USUAL.get(k)}
+    if "created_at" in queried and queried["created_at"] == obj.get("updated_at"):
+        del queried["created_at"]  # read back as updated_at (RECORD_CREATED)
+    usual_log = isinstance(obj.get("kind"), str) and name == f"records/{obj['kind']}.jsonl"
     # A new version updates the row in place: the recall index numbers a record's document by its rowid.
     db.execute(f"INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET {_RECORD_UPDATE}",
-               (rid, obj.get("kind"), obj["version"], obj.get("status"), name, line, at, size,
+               (rid, obj.get("kind"), obj["version"], obj.get("status"), None if usual_log else name, line, at, size,
                 obj.get("date_start") if isinstance(obj.get("date_start"), str) else None,
                 title_hash(obj.get("title")),
                 obj.get("subject_key") if isinstance(obj.get("subject_key"), str) else None,
                 obj.get("updated_at"), review.get("capture_id") if isinstance(review.get("capture_id"), str) else None,
                 None, json.dumps(queried, ensure_ascii=False, separators=(",", ":")) if queried else None))
-    db.execute("DELETE FROM record_refs WHERE record_id=?", (rid,))
-    db.executemany("INSERT OR IGNORE INTO record_refs VALUES (?,?,?)", [(rid, rel, t) for rel, t in record_refs(obj)])
+    # Refs name their record by its rowid (kept across versions): 20 bytes less a ref, twice over with its index.
+    row = db.execute("SELECT rowid FROM records WHERE id=?", (rid,)).fetchone()[0]
+    db.execute("DELETE FROM refs WHERE record=?", (row,))
+    db.executemany("INSERT OR IGNORE INTO refs VALUES (?,?,?)", [(row, rel, t) for rel, t in record_refs(obj)])
     db.execute("INSERT INTO changes (key) VALUES (?)", ("r:" + rid,))
     _withhold_record(db, rid)
     return ()

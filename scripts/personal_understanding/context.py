@@ -7,7 +7,7 @@ Everything cut to fit the budget is marked, never silently dropped.
 import datetime as dt
 
 from . import config, timeutil
-from .archive_index import CAPTURE_PATH, open_index
+from .archive_index import CAPTURE_PATH, CAPTURE_SHA, open_index
 from .capture import checked_text
 from .errors import PuError
 from .followups import brief, due_followups
@@ -26,7 +26,7 @@ def turn_context(root, now=None, budget_chars=BUDGET_CHARS):
     due, _up, _und = due_followups(root)
     index = open_index(root)
     rows = index.db.execute(
-        f"SELECT capture_id, {CAPTURE_PATH}, captured_at, occurred_at, speaker, chars, sha256 FROM captures "
+        f"SELECT capture_id, {CAPTURE_PATH}, captured_at, occurred_at, speaker, chars, {CAPTURE_SHA} FROM captures "
         "WHERE kind='text' AND status != 'forgotten' AND captured_at >= ? AND turn_id IS NOT NULL "
         "ORDER BY captured_at DESC, capture_id DESC", (cutoff,)).fetchall()
     recent, used, omitted = [], 0, []

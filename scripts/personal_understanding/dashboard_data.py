@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import archive, paths, storage, tiers, timeutil, validate
-from .archive_index import CAPTURE_PATH, open_index
+from .archive_index import CAPTURE_PATH, CAPTURE_SHA, open_index
 from .dashboard_graph import graph
 from .dashboard_words import Words, cut, followup_search_doc, instant_key, record_search_doc
 from .followups import due_followups
@@ -75,7 +75,7 @@ def _load(root):
     cols = ("id", "path", "sha256", "turn_id", "session_id", "captured_at", "occurred_at", "chars", "kind", "speaker",
             "source", "source_ref", "status", "reason", "finalized_at", "line")
     caps = {}
-    for row in index.db.execute(f"SELECT {', '.join(('capture_id', CAPTURE_PATH) + cols[2:])} FROM captures ORDER BY captured_at, capture_id"):
+    for row in index.db.execute(f"SELECT {', '.join(('capture_id', CAPTURE_PATH, CAPTURE_SHA) + cols[3:])} FROM captures ORDER BY captured_at, capture_id"):
         cap = dict(zip(cols, row))
         if cap["status"] != "forgotten" and cap["id"] not in tomb:
             caps[cap["id"]] = cap

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 
 from . import archive, backup, paths, redact, schema, storage, timeutil
-from .archive_index import forget_cached, open_index, record_refs
+from .archive_index import forget_cached, open_index, record_refs, stored_sha
 from .errors import PuError
 from .views import discard
 
@@ -133,7 +133,7 @@ def plan(root, item_id, again=False):
                 stone["closed_followups"].append(fu["id"])
         if cap.get("kind") == "attachment":
             shared = index.count("SELECT COUNT(*) FROM captures WHERE sha256=? AND capture_id != ? AND status != 'forgotten'",
-                                 (cap.get("utf8_sha256"), item_id))
+                                 (stored_sha(cap.get("utf8_sha256")), item_id))
             if not shared:
                 stone["blob"] = paths.attachment_relpath(cap.get("utf8_sha256"))
     else:

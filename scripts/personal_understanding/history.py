@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from . import archive, config, importers, paths, storage, timeutil
-from .archive_index import open_index, rows_in
+from .archive_index import CAPTURE_SHA, open_index, rows_in
 from .capture import capture_payload, captured_event
 from .errors import PuError
 from .tiers import check_capacity
@@ -99,9 +99,9 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             items.append((msg, ref, capture_id, data, sha256_hex(data)))
         # What the archive already holds of these messages, asked in bulk.
         stones = {r[0] for r in index.db.execute("SELECT id FROM tombstones")}
-        known = dict(_known(index, "SELECT capture_id, sha256 FROM captures WHERE capture_id IN", [i[2] for i in items]))
+        known = dict(_known(index, f"SELECT capture_id, {CAPTURE_SHA} FROM captures WHERE capture_id IN", [i[2] for i in items]))
         by_ref = {}
-        for ref, cid, sha in _known(index, "SELECT source_ref, capture_id, sha256 FROM captures WHERE source=? AND "
+        for ref, cid, sha in _known(index, f"SELECT source_ref, capture_id, {CAPTURE_SHA} FROM captures WHERE source=? AND "
                                            "source_ref IN", [i[1] for i in items], (source,)):
             by_ref.setdefault(ref, (cid, sha))
         fresh = []

@@ -9,7 +9,7 @@ import datetime as dt
 import re
 
 from . import archive, paths, schema, storage, timeutil
-from .archive_index import open_index
+from .archive_index import RECORD_CREATED, open_index
 from .capture import checked_text
 from .errors import PuError
 from .followups import brief, due_followups
@@ -58,7 +58,7 @@ def salience_review(root, min_age_days=180, apply=False, now=None):
     index = open_index(root)
     candidates = [r for r in index.records_where(
         "json_extract(data,'$.salience_basis')='imported-heuristic' AND json_extract(data,'$.salience') > 0 "
-        "AND status NOT IN ('redirected','forgotten') AND json_extract(data,'$.created_at') <= ?", (cutoff,))
+        "AND status NOT IN ('redirected','forgotten') AND " + RECORD_CREATED + " <= ?", (cutoff,))
         if r["id"] not in helpful]
     listed = [{"id": r["id"], "title": r.get("title"), "salience": r.get("salience"), "created_at": r.get("created_at")}
               for r in candidates]
