@@ -552,6 +552,20 @@ class ChunkedBuildTest(RecallTest):
         finally:
             db.close()
 
+    def test_an_import_leaves_at_most_a_megabyte_of_write_ahead_log(self):
+        """The log is checkpointed every WAL_PAGES pages and cut back then: it never holds a whole import."""
+        from personal_understanding import archive_index, history
+        chat = os.path.join(self.tmp, "chat.jsonl")
+        with open(chat, "w", encoding="utf-8") as fh:
+            for n in range(1500):
+                fh.write(json.dumps({"ref": f"m{n}", "text": f"第{n}天和表哥去爬山, day {n} of the hike with my cousin",
+                                     "occurred_at": "2026-05-01T10:00:00Z", "speaker": "user"}) + "\n")
+        history.import_history(self.root, "jsonl", chat)
+        self.assertTrue(self.top_ids(self.probe("第5天 爬山")))
+        wal = str(paths.index_db_path(self.root)) + "-wal"
+        self.assertLessEqual(os.path.getsize(wal) if os.path.exists(wal) else 0, archive_index.WAL_LIMIT)
+        self.assertLessEqual(archive_index.WAL_LIMIT, 1 << 20)
+
     def test_a_build_cut_short_and_rebuilt_by_another_version_starts_over(self):
         self.older_version_meanwhile = True
         self.test_a_build_cut_short_is_carried_on_and_ends_as_a_build_in_one_go()

@@ -29,8 +29,9 @@ from . import paths, schema, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 
-SCHEMA_VERSION = 16
-WAL_LIMIT = 4 << 20  # what SQLite checkpoints at (1 000 pages): the log left after a big build stays that small
+SCHEMA_VERSION = 17
+WAL_PAGES = 256  # the write-ahead log is checkpointed at this many pages (SQLite's default is 1 000) ...
+WAL_LIMIT = WAL_PAGES * 4096  # ... and cut back to this size then: the log left behind stays about 1 MB
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
 CACHE_KB = 32 << 10  # SQLite's page cache per connection (its default, 2 MB, thrashes on a large archive)
 BUSY_SECONDS = 30  # how long a connection waits for another one's write before it gives up with INDEX_BUSY
@@ -62,7 +63,7 @@ CREATE INDEX IF NOT EXISTS records_kind ON records(kind, status);
 CREATE INDEX IF NOT EXISTS records_title ON records(kind, title_hash);
 CREATE INDEX IF NOT EXISTS records_subject ON records(kind, subject_key) WHERE subject_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_date ON records(date_start, id);
-CREATE INDEX IF NOT EXISTS records_status ON records(status);
+CREATE INDEX IF NOT EXISTS records_uncertain ON records(status) WHERE status = 'uncertain';
 CREATE TABLE IF NOT EXISTS refs (
     record INTEGER, rel TEXT, target TEXT, PRIMARY KEY (record, rel, target)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_target ON refs(target, rel);
@@ -473,6 +474,7 @@ def connect(root, path):
             raise storage.io_error(exc, path, "opening the index") from None
         db = sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         _wal(db)
+        db.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
         db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a big catch-up leaves no big write-ahead log behind
     db.execute("PRAGMA synchronous=OFF")  # derived: a lost update is caught up again
     db.execute(f"PRAGMA cache_size=-{CACHE_KB}")  # a read touches pages all over the file: keep the hot ones
