@@ -75,7 +75,8 @@ def _load(root):
     cols = ("id", "path", "sha256", "turn_id", "session_id", "captured_at", "occurred_at", "chars", "kind", "speaker",
             "source", "source_ref", "status", "reason", "finalized_at", "line")
     caps = {}
-    for row in index.db.execute(f"SELECT {', '.join(('capture_id', CAPTURE_PATH, CAPTURE_SHA) + cols[3:])} FROM captures ORDER BY captured_at, capture_id"):
+    columns = ", ".join(("capture_id", CAPTURE_PATH, CAPTURE_SHA) + cols[3:])
+    for row in index.db.execute(f"SELECT {columns} FROM captures ORDER BY captured_at, capture_id"):
         cap = dict(zip(cols, row))
         if cap["status"] != "forgotten" and cap["id"] not in tomb:
             caps[cap["id"]] = cap

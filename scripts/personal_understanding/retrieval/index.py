@@ -97,16 +97,16 @@ CHANNEL_OF_KIND = {
     "hypothesis": "knowledge", "intent": "knowledge", "entity": "entities",
 }
 CHANNELS = ("timeline", "knowledge", "entities", "verbatim")
+TEXT_FIELDS = ("summary", "what_happened", "felt_then", "user_interpretation", "impact", "meaning_now", "claim",
+               "mechanism", "scope", "phase")
+LIST_FIELDS = ("aliases", "alternatives", "tags", "unresolved_referents")
+HIDDEN_STATUSES = ("redirected", "forgotten")
 USUAL_STATUS = "current"  # a record's status as rdocs leaves it out (NULL)
 
 
 def _channel_of(kind):
     return CHANNEL_OF_KIND.get(kind, "knowledge")
 
-TEXT_FIELDS = ("summary", "what_happened", "felt_then", "user_interpretation", "impact", "meaning_now", "claim",
-               "mechanism", "scope", "phase")
-LIST_FIELDS = ("aliases", "alternatives", "tags", "unresolved_referents")
-HIDDEN_STATUSES = ("redirected", "forgotten")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
