@@ -528,6 +528,16 @@ class LifeTopicTest(RecallTest):
              ("any races coming up", "marathon"), ("what car did I get", "civic")))
 
 
+    def test_a_dental_appointment_is_the_dentist_booked(self):
+        crown = self.say("Finally booked the dentist for my crown, it's on the 14th", day=SAID_ON)
+        filling = self.say("约了下周三去补牙，有点怕", day=SAID_ON)
+        rent = self.say("Our landlord wants to raise the rent next year", day=SAID_ON)
+        for question in ("when is my dental appointment?", "我什么时候去看牙", "do I have any dentist appointments"):
+            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            self.assertEqual(set(ids[:2]), {crown, filling}, question)
+            self.assertNotIn(rent, ids, question)
+
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge
