@@ -98,6 +98,26 @@ class TimeChannelTest(RecallTest):
                 self.assertEqual(told_span(text, said), (None, None))
         self.assertEqual(told_span("went hiking last saturday", None), (None, None))
 
+    def test_a_bare_weekday_or_weekend_is_read_the_way_the_words_point(self):
+        # said on Monday 30 November about Friday 27; on Wednesday 2 December about Friday 4
+        dentist = self.say("周五去看了牙医，补了两颗", day="2026-11-30T09:00:00Z")
+        dinner = self.say("Had dinner with my old roommates, stayed out way too late", day="2026-11-27T22:00:00Z")
+        interview = self.say("周五要去面试，有点紧张", day="2026-12-02T09:00:00Z")
+        habit = self.say("I go swimming every Friday", day="2026-12-01T09:00:00Z")
+        for question in ("what did I do on Friday?", "我周五干嘛了", "周五发生了什么"):
+            with self.subTest(question=question):  # a question to the memory looks back
+                ids = self.top_ids(self.probe(question, as_of="2026-11-30"))
+                self.assertEqual(set(ids), {dentist, dinner})
+        ids = self.top_ids(self.probe("what am I doing on Friday?", as_of="2026-12-02"))
+        self.assertEqual(ids, [interview])
+        self.assertNotIn(habit, self.top_ids(self.probe("what did I do on Friday?", as_of="2026-12-05")))
+
+    def test_what_happened_lists_what_was_told_before_what_was_asked(self):
+        asked = self.say("我的宠物怎么了？", day="2026-11-18T09:00:00Z")
+        out = self.probe("What happened last week?", as_of=self.AS_OF)
+        self.assertEqual(set(self.top_ids(out)[:2]), {self.fryer, self.dentist})
+        self.assertEqual(self.top_ids(out)[2:], [asked])
+
     def test_words_the_archive_never_saw_do_not_erase_the_time(self):
         out = self.probe("What about the zorblax last week?", as_of=self.AS_OF)
         self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist})

@@ -318,6 +318,38 @@ class InSentenceTest(unittest.TestCase):
         self.assertEqual(self.expressions("我yesterday去了"), [("yesterday", "2026-03-03", "2026-03-03")])
 
 
+class BareWeekdayTest(unittest.TestCase):
+    """周五, "on Friday", 周末: read the way the text's tense points, or the caller's lean; else left alone."""
+
+    def found(self, text, as_of=WED, lean=None):
+        return [(t["expression"], t["from"], t["to"]) for t in resolve(text, as_of, lean=lean)]
+
+    def test_the_words_say_which_way(self):
+        cases = [  # WED is Wednesday 2026-03-04, SAT Saturday 2026-01-10
+            ("我周五做了什么", WED, ("周五", "2026-02-27", "2026-02-27")),
+            ("周五要去面试", WED, ("周五", "2026-03-06", "2026-03-06")),
+            ("what did I do on Friday?", WED, ("on Friday", "2026-02-27", "2026-02-27")),
+            ("what am I doing on Friday?", WED, ("on Friday", "2026-03-06", "2026-03-06")),
+            ("we went hiking over the weekend", WED, ("over the weekend", "2026-02-28", "2026-03-01")),
+            ("周末打算去爬山", WED, ("周末", "2026-03-07", "2026-03-08")),
+            ("周末去爬山了", SAT, ("周末", "2026-01-10", "2026-01-11")),  # back: the weekend that has begun
+            ("I'll rest on the weekend", D(2026, 1, 11), ("on the weekend", "2026-01-10", "2026-01-11")),
+            ("星期三开会了", WED, ("星期三", "2026-03-04", "2026-03-04")),  # back: on or before the day
+        ]
+        for text, as_of, expected in cases:
+            with self.subTest(text=text):
+                self.assertEqual(self.found(text, as_of), [expected])
+
+    def test_without_a_direction_or_as_a_habit_it_is_left_alone(self):
+        for text in ("周五开会", "周末愉快", "每周五都要开会", "周一到周五上班了", "I went swimming every Friday",
+                     "Fridays were busy", "下周五", "last friday", "what did we do on the Monday before we left"):
+            with self.subTest(text=text):
+                self.assertEqual([e for e, _f, _t in self.found(text)], [e for e in ("下周五", "last friday")
+                                                                           if e == text])
+        self.assertEqual(self.found("周五开会", lean="back"), [("周五", "2026-02-27", "2026-02-27")])
+        self.assertEqual(self.found("周五开会", lean="ahead"), [("周五", "2026-03-06", "2026-03-06")])
+
+
 class NoFalsePositiveTest(unittest.TestCase):
     QUIET = [
         "5 apples", "这一天", "这三个人", "version 3.5", "room 2019", "房间2019", "我有三个朋友", "我有2019块钱",

@@ -149,7 +149,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     row_by_key = {r["key"]: r for r in all_rows.values()}
     row_by_key.update({row["key"]: row for row, _s, _p in assoc})
     if q.times and not time_only:
-        own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"]}
+        # The user's words; not a saved question the query repeats, which tells nothing, in the window or not.
+        own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"] and not d.get("repeat")}
         stood_in = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d.get("stands_for")}
         order = when.window_first(q, order, row_by_key, own, stood_in)
     said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase") and not d.get("repeat")}

@@ -10,7 +10,7 @@ QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was tol
 REPEAT_FACTOR = 0.01  # a saved question every word of which the query repeats tells nothing: it comes after the rest
 
 
-def _saved_question(row):
+def saved_question(row):
     """A turn that asks something (index.asks), as opposed to one that tells."""
     return bool(row["asks"]) and row["channel"] == "verbatim"
 
@@ -67,7 +67,7 @@ class Query:
         self.time_words = ""
         if self.raw:
             from .timeexpr import resolve
-            self.times = resolve(self.raw, self.today)
+            self.times = resolve(self.raw, self.today, lean="back")  # a question to the memory looks back
             self.time_words = " ".join(t["expression"] for t in self.times)
 
     def admits(self, row, direct):
@@ -96,7 +96,7 @@ class Query:
     def repeats(row, own_matched):
         """Is the row a saved question whose every word the query repeats (`own_matched`: the query's
         own words it matched)? It tells nothing the query does not."""
-        return bool(_saved_question(row) and own_matched and len(row["terms"].split()) <= len(own_matched))
+        return bool(saved_question(row) and own_matched and len(row["terms"].split()) <= len(own_matched))
 
     def factor(self, row, repeat=False):
         """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats)."""
@@ -109,7 +109,7 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
-        if _saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
+        if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR
         if repeat:
             f *= REPEAT_FACTOR

@@ -11,8 +11,12 @@ Semantics where usage is ambiguous (as_of is "today"):
 - Weeks run Monday to Sunday; 上周/last week is the whole previous week. Last (or
   this past) Saturday is the latest Saturday before as_of, this Saturday the one
   in as_of's week, this coming Saturday the first after as_of, next Saturday the
-  one in the week after (as 下周六). A bare weekday is left alone: "on Monday"
-  may be either side of the day it is said.
+  one in the week after (as 下周六). A bare weekday or weekend (周五, 星期六, 周末,
+  "on Monday", "over the weekend") may be either side of the day it is said: it is
+  read only when the text leans one way (did, went, 了 look back; will, going to,
+  要, 打算 look ahead; both or neither: left alone) or the caller leans (a question
+  to the memory looks back): back, the latest such day or weekend on or before
+  as_of; ahead, the first on or after it. "every Friday", 每周五, 周一到周五 are habits.
 - Bare month (三月, "in March"): the most recent such month that has started by
   as_of (in 2026-03 it is March 2026, in 2026-02 March 2025). "this March" is
   in as_of's year, "last March" the latest one before the current month,
@@ -399,6 +403,42 @@ _EN_RULES = [
      lambda m, a: (*_year(int(m["y"])), "year", "absolute")),
 ]
 
+# Bare weekdays and weekends: read only in a direction (see lean_of).
+_BARE_CN = (r"(?<![上下这本每逢个到至～~\-])(?:周|星期|礼拜)(?P<wd>[一二三四五六日天]|末)"
+            r"(?![到至～~\-]|[起直样般定些点次共切边致同个气空然才真生本子常报刊])")
+_BARE_EN = _w(r"(?<!every )(?<!each )(?:(?:on|over|at|during)\s+)?(?:the\s+)?"
+              r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)(?!s)"
+              r"(?!\s+(?:before|after|of)\b)")  # the Monday before July 24 is anchored on that day
+_BACK_CN = Lazy(r"了|过(?![年节来去])|已经|刚刚|刚才")
+_AHEAD_CN = Lazy(r"要(?!是)|打算|准备|计划|将要|得去|会去|想去")
+_BACK_EN = Lazy(r"(?<![a-z'])(?:did|was|were|had|went|got|saw|met|ate|spent|made|took|came|left|bought|ran|drove"
+                r"|flew|told|said|[a-z]{3,}ed)(?![a-z'])", re.I)
+_NOT_BACK_EN = frozenset("indeed exceed proceed succeed speed breed bleed seed feed weed need".split())
+_AHEAD_EN = Lazy(r"(?<![a-z])(?:will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|scheduled|supposed\s+to)"
+                 r"(?![a-z])|'ll(?![a-z])|(?<![a-z])(?:am|are|is)\s+(?:[a-z]+\s+)?[a-z]+ing(?![a-z])", re.I)
+
+
+def lean_of(text):
+    """"back", "ahead" or None: which way the text's tense points (both or neither: None)."""
+    back = bool(_BACK_CN.search(text)) or any(m.group().lower() not in _NOT_BACK_EN for m in _BACK_EN.finditer(text))
+    ahead = bool(_AHEAD_CN.search(text) or _AHEAD_EN.search(text))
+    return None if back == ahead else ("back" if back else "ahead")
+
+
+def _bare(m, as_of, lean):
+    """A bare weekday or weekend, the latest on or before as_of (back) or the first on or after it (ahead)."""
+    wd = m["wd"].lower()
+    if wd in ("末", "weekend"):
+        if lean == "back":
+            sat = as_of - _TD((as_of.weekday() - 5) % 7)
+        else:
+            sat = as_of - _TD(1) if as_of.weekday() == 6 else as_of + _TD((5 - as_of.weekday()) % 7)
+        return sat, sat + _TD(1), "range"
+    idx = _WEEKDAYS.index(wd) if wd in _WEEKDAYS else ("一二三四五六日天".find(wd) if wd != "天" else 6)
+    step = (as_of.weekday() - idx) % 7 if lean == "back" else -((idx - as_of.weekday()) % 7)
+    return _on(as_of - _TD(step))
+
+
 # Digits must stand alone: file_2025-03-05.txt and cap-2026-11-30-x are ids.
 _ISO_RULE = (
     r"(?<![A-Za-z0-9_\-/.:#@])(?P<y>(?:19|20)\d{2})(?P<sep>[-/])(?P<m>\d{1,2})"
@@ -436,12 +476,19 @@ _GROUPS = [
     [_DIGIT, [(_ISO_RULE[0], 0, _ISO_RULE[1])], None],
     [_could_be_english, [(p, re.I, f) for p, f in _EN_RULES], None],
 ]
+# Bare weekdays and weekends, read only in a direction: a Chinese one needs 周, 星 or 礼; an English one a
+# weekday's name or "weekend".
+_BARE_GROUPS = [
+    [lambda text: not frozenset("周星礼").isdisjoint(text), [(_BARE_CN, 0, _bare)], None],
+    [lambda text: _LATIN(text) is not None and not frozenset(_WEEKDAYS + ("weekend",)).isdisjoint(
+        _EN_WORDS.findall(text.lower())), [(_BARE_EN, re.I, _bare)], None],
+]
 
 
-def _rules(text):
+def _rules(text, groups=_GROUPS):
     """The compiled rules that could match `text`, in rule order."""
     out = []
-    for group in _GROUPS:
+    for group in groups:
         could, rules, compiled = group
         if could(text):
             if compiled is None:
@@ -452,12 +499,13 @@ def _rules(text):
 
 # ---------------------------------------------------------------- public API
 
-def resolve(text, as_of):
+def resolve(text, as_of, lean=None):
     """Every time expression in `text`, in order, resolved against `as_of`.
 
     Overlapping readings are settled longest first (2025年3月5日 is one
     expression, not 2025年 + 3月 + 5日). Anything inside a URL or e-mail
-    address is ignored.
+    address is ignored. `lean` ("back" or "ahead") is the direction a bare
+    weekday or weekend is read in when the text itself does not say (lean_of).
     """
     if isinstance(as_of, _dt.datetime):
         as_of = as_of.date()
@@ -467,7 +515,12 @@ def resolve(text, as_of):
     could_link = "://" in norm or "@" in norm or "www." in norm.lower()
     masked = [u.span() for u in _URL.finditer(norm)] if could_link else []
     found = []
-    for rx, handler in _rules(norm):
+    rules = _rules(norm)
+    bare = _rules(norm, _BARE_GROUPS)
+    direction = (lean_of(norm) or lean) if bare else None
+    if direction:
+        rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in bare]
+    for rx, handler in rules:
         for m in rx.finditer(norm):
             s, e = m.span()
             if s == e or any(ms < e and s < me for ms, me in masked):

@@ -12,7 +12,7 @@ import re
 from . import knowledge
 from .index import weighted_terms
 from .lexical import frame_terms, widens
-from .query import overlaps
+from .query import overlaps, saved_question
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
 ASKS_WHEN = re.compile(
@@ -56,8 +56,9 @@ def window_rows(q):
     """Rows dated inside any of the query's time ranges: [(row, time)].
 
     Order: rows lying wholly inside a range before rows that only overlap it
-    (a state of several years is not what "last week" holds), then salience
-    (unknown last), then date, then key.
+    (a state of several years is not what "last week" holds), what was told
+    before what was asked (a question saved earlier is not what happened), then
+    salience (unknown last), then date, then key.
     """
     clauses, args = [], []
     for t in q.times:
@@ -74,8 +75,8 @@ def window_rows(q):
         inside = ((row["date_from"] or "") >= time["from"] and (row["date_to"] or row["date_from"] or "") <= time["to"]
                   or row["told_from"] is not None and row["told_from"] >= time["from"] and row["told_to"] <= time["to"])
         out.append((row, time, inside))
-    out.sort(key=lambda x: (not x[2], -(x[0]["salience"] if x[0]["salience"] is not None else -1),
-                            x[0]["date_from"], x[0]["key"]))
+    out.sort(key=lambda x: (not x[2], saved_question(x[0]),
+                            -(x[0]["salience"] if x[0]["salience"] is not None else -1), x[0]["date_from"], x[0]["key"]))
     return [(row, time) for row, time, _inside in out]
 
 
