@@ -558,6 +558,17 @@ class LifeTopicTest(RecallTest):
             self.assertNotIn(rent, ids, question)
 
 
+    def test_a_falling_out_and_blood_sugar_reach_the_words_said(self):
+        fight = self.say("我跟我姐吵了一架，她又拿我的工作说事", day=SAID_ON)
+        sugar = self.say("我爸血糖又高了，医生让他少吃米饭", day=SAID_ON)
+        movie = self.say("和小美去看了电影，三个小时有点长", day=SAID_ON)
+        for question, expected in (("我和谁闹矛盾了", fight), ("who did I argue with", fight),
+                                   ("家里人身体怎么样", sugar), ("how is my dad's diabetes", sugar)):
+            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            self.assertEqual(ids[:1], [expected], question)
+            self.assertNotIn(movie, ids, question)
+
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge
