@@ -3,6 +3,7 @@
 import datetime
 import json
 import os
+import shutil
 
 from tests.helpers import ArchiveTest, drop_index, stale_recall_index, write
 
@@ -403,6 +404,27 @@ class IndexLifecycleTest(RecallTest):
         self.assertEqual((row["doc"], row["status"]), (doc, "superseded"))
         self.assertEqual([r["key"] for r in recall.docs_where("1")].count("r:" + sid), 1)
         self.assertEqual(self.top_ids(self.probe("在学游泳")).count(sid), 1)
+
+    def test_a_reader_behind_an_archive_rebuild_finds_nothing_rather_than_another_row(self):
+        from personal_understanding import archive_index
+        cid = self.say("周末去游泳馆游泳")
+        # Records of two kinds in turn: a rebuild reads them log by log, so they come back in another order.
+        for kind, title in (("event", "去游泳"), ("fact", "会游泳"), ("event", "游了一千米")):
+            records.add_record(self.root, kind=kind, title=title, capture_ids=[cid])
+        recall = open_recall(self.root)
+        before = {r["doc"]: r["key"] for r in recall.docs_where("1")}
+        self.assertEqual(len(before), 4)
+        # Another connection rebuilds the archive index: a log replaced under it, as a forget or a restore does.
+        log = paths.v2_dir(self.root) / "receipts.jsonl"
+        shutil.copyfile(log, str(log) + ".new")
+        os.replace(str(log) + ".new", log)
+        other = archive_index.ArchiveIndex(self.root)
+        self.assertTrue(other.refresh())
+        other.close()
+        stale = {r["doc"]: r["key"] for r in recall.docs_where("1")}  # this reader has not caught up yet
+        self.assertEqual({d: k for d, k in stale.items() if before.get(d) != k}, {})
+        self.assertIn(cid, self.top_ids(self.probe("游泳")))  # and once it has, everything is found again
+        self.assertEqual(len(open_recall(self.root).docs_where("1")), 4)
 
     def test_an_index_of_an_older_layout_is_rebuilt_on_open(self):
         # The postings layout before RECALL_VERSION 11: by term and document, with a separate index by weight.

@@ -79,6 +79,8 @@ CREATE INDEX IF NOT EXISTS followups_answer ON followups(json_extract(data, '$.r
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT);
 """
 
+# Tables whose rowids number the recall index's documents, with their id columns.
+_NUMBERED = (("captures", "capture_id"), ("records", "id"))
 _TABLES = ("problems", "receipts", "turn_captures", "captures", "records", "refs", "followups", "tombstones",
            "changes")
 
@@ -261,8 +263,14 @@ class ArchiveIndex:
                     rebuild = True
                     break
             if rebuild:
+                floors = {table: self.db.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {table}").fetchone()[0]
+                          for table, _column in _NUMBERED}
                 for table in _TABLES + ("logs",):
                     self.db.execute(f"DELETE FROM {table}")
+                # Rows come back numbered above the old ones: the recall index numbers its documents by
+                # them, and a reader still on the old numbers must find nothing, never another row.
+                for table, column in _NUMBERED:
+                    self.db.execute(f"INSERT INTO {table} (rowid, {column}) VALUES (?, '')", (floors[table],))
                 known = {}
                 stale = [(n, p, os.stat(p)) for n, p in logs if p.exists()]
             if not known:
@@ -277,6 +285,8 @@ class ArchiveIndex:
                 start, first_line = (row[2], row[3] + 1) if row else (0, 1)
                 self._consume(name, path, st, start, first_line)
             self.db.execute("DROP TRIGGER IF EXISTS temp.from_nothing")
+            for table, column in _NUMBERED if rebuild else ():
+                self.db.execute(f"DELETE FROM {table} WHERE {column} = ''")  # the placeholders above
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")

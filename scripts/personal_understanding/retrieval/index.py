@@ -687,7 +687,8 @@ class RecallIndex:
     def _rows_in(self, column, values):
         """Index rows whose `column` is one of `values` (asked in chunks under SQLite's parameter limit)."""
         for row in rows_in(self.db, f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {column} IN ({{marks}})", values):
-            yield _row(row)
+            if row[-1] is not None:
+                yield _row(row)
 
     def docs(self, doc_ids):
         """{doc: row} (rows are shared with later calls: read them, never change them)."""
@@ -712,7 +713,8 @@ class RecallIndex:
     def docs_where(self, sql, args=(), limit=None):
         """Rows matching a WHERE clause over rdocs (its ORDER BY may name `key`)."""
         tail = f" LIMIT {int(limit)}" if limit else ""
-        return [_row(row) for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)]
+        return [_row(row) for row in self.db.execute(f"SELECT {_DOC_COLUMNS} FROM rdocs WHERE {sql}{tail}", args)
+                if row[-1] is not None]
 
     def docs_by_key(self, keys):
         """{key: row} for the given document keys."""
@@ -752,7 +754,10 @@ _DOC_COLUMNS = ", ".join(DOC_FIELDS + ("terms", _KEY_SQL))
 
 def _row(values):
     """A document's row, with what rdocs leaves out (NULL) when it is the usual spelled out:
-    a capture's channel and kind, a record's channel (its kind's) and status (current)."""
+    a capture's channel and kind, a record's channel (its kind's) and status (current).
+    (A document whose row the archive index no longer has reads a NULL key: readers pass it over.
+    The archive index numbers rows anew above the old ones when it is rebuilt, so a reader that
+    has not caught up yet finds nothing under an old number, never another capture or record.)"""
     row = dict(zip(_ROW_FIELDS, values))
     if row["doc"] & 1:
         row["channel"] = row["channel"] or _channel_of(row["kind"])
