@@ -499,11 +499,11 @@ class ChunkedBuildTest(RecallTest):
         calls = []
         real = index.RecallIndex._reindex
 
-        def crash_in_second_chunk(self_, key, learn=True):
+        def crash_in_second_chunk(self_, key, learn=True, doc=None):
             calls.append(key)
             if len(calls) == 3:
                 raise KeyboardInterrupt("the process was stopped")
-            return real(self_, key, learn)
+            return real(self_, key, learn, doc)
 
         with mock.patch.object(index, "BUILD_CHUNK", 2), \
                 mock.patch.object(index.RecallIndex, "_reindex", crash_in_second_chunk):

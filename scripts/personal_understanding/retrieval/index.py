@@ -109,6 +109,11 @@ def _channel_of(kind):
     return CHANNEL_OF_KIND.get(kind, "knowledge")
 
 
+def _channel_read(doc, channel, kind):
+    """A document's channel as rdocs keeps it: NULL for a capture's (verbatim) or a record kind's usual one."""
+    return channel or (_channel_of(kind) if doc & 1 else "verbatim")
+
+
 _DDL = """
 CREATE TABLE IF NOT EXISTS rdocs (
     doc INTEGER PRIMARY KEY, channel TEXT, kind TEXT, status TEXT, length REAL,
@@ -417,7 +422,7 @@ class RecallIndex:
                 ((after - bit) >> 1, BUILD_CHUNK)).fetchall()]
         done = len(todo) < BUILD_CHUNK  # then neither table had a chunk's worth left
         todo = sorted(todo)[:BUILD_CHUNK]
-        count = sum(self._reindex(key) for _doc, key in todo)
+        count = sum(self._reindex(key, doc=doc) for doc, key in todo)
         build["done"] += count
         if done:
             self.db.execute("DELETE FROM meta WHERE key='recall_build'")
@@ -426,33 +431,37 @@ class RecallIndex:
             self._set_meta("recall_build", json.dumps(build))
         return count, build["seq"], done
 
-    def _reindex(self, key, learn=True):
-        """Rebuild one document. learn=False re-tokenizes with new words but leaves word counts alone."""
+    def _reindex(self, key, learn=True, doc=None):
+        """Rebuild one document (`doc`: its number, when the caller has it). learn=False re-tokenizes with
+        new words but leaves word counts alone."""
         kind, item = key[0], key[2:]
         if kind == "t":
             return self._remove("r:" + item) + self._remove("c:" + item)
-        self._remove(key, keep_counts=not learn)
+        doc = self._doc_of(key) if doc is None else doc
+        self._remove(key, doc, keep_counts=not learn)
+        if doc is None:
+            return 1  # not in the archive index (any more): nothing to find it by
         if kind == "r":
             rec = self.ai.record(item)
             if rec is None or rec.get("status") in HIDDEN_STATUSES or self.ai.tombstoned(item):
                 return 1
-            self._add_record(rec, learn)
+            self._add_record(rec, doc, learn)
         elif kind == "c":
             row = self.ai.capture(item)
             if row is None or row.get("status") == "forgotten" or row.get("kind") != "text":
                 return 1
-            doc = self.known_docs.get(item)
+            words = self.known_docs.get(item)
             try:
-                doc = doc if doc is not None and doc.get("utf8_sha256") == row.get("utf8_sha256") else \
+                words = words if words is not None and words.get("utf8_sha256") == row.get("utf8_sha256") else \
                     read_capture(self.ai.root, row["path"])
             except PuError:
                 return 1
-            self._add_capture(row, doc, learn)
+            self._add_capture(row, words, doc, learn)
         return 1
 
-    def _add_record(self, rec, learn):
+    def _add_record(self, rec, doc, learn):
         kind = rec.get("kind")
-        channel = _channel_of(kind)
+        channel = usual = _channel_of(kind)
         if kind == "entity":
             if rec.get("entity_type") == "concept":
                 channel = "knowledge"
@@ -466,31 +475,28 @@ class RecallIndex:
         episode = self._doc_of("c:" + cited[0]) if cited else None
         sensitivity = rec.get("sensitivity") if rec.get("sensitivity") != schema.USUAL["sensitivity"] else None
         status = rec.get("status") if rec.get("status") != USUAL_STATUS else None
-        meta = (channel if channel != _channel_of(kind) else None, kind, status, lo, hi if hi != lo else None,
+        meta = (channel if channel != usual else None, kind, status, lo, hi if hi != lo else None,
                 None, None, rec.get("salience"), sensitivity, rec.get("domain"), rec.get("phase"), episode, None, 0,
                 int(lo is not None), None, None)
-        self._add("r:" + rec["id"], [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn, channel)
+        self._add("r:" + rec["id"], doc, [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn, channel)
 
-    def _add_capture(self, row, doc, learn):
+    def _add_capture(self, row, words, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
-        text = doc.get("text") or ""
+        text = words.get("text") or ""
         asked = asks(text)
         dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
         told_from, told_to = told_span(text, when) if dated else (None, None)
-        own = int(doc.get("role", "user") == "user")  # the archive owner's words, or the other party's
+        own = int(words.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = (None, None, None, when, None, told_from, told_to, None, None, None, None,
                 None, text[:TITLE_CHARS], asked, dated, own, speaker)
-        parts = [(doc.get("text") or "", 1.0)]
+        parts = [(words.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
-        self._add("c:" + row["capture_id"], parts, meta, learn, "verbatim")
+        self._add("c:" + row["capture_id"], doc, parts, meta, learn, "verbatim")
 
-    def _add(self, key, parts, meta, learn, channel):
+    def _add(self, key, doc, parts, meta, learn, channel):
         """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words."""
-        doc = self._doc_of(key)
-        if doc is None:
-            return  # not in the archive index (any more): nothing to find it by
         lex = self.lexicon()
         grams, tokens = set(), {}
         for n, (text, weight) in enumerate(parts):
@@ -562,8 +568,8 @@ class RecallIndex:
         self._promoted = list(dict.fromkeys(promoted))
         return bool(self._promoted)
 
-    def _remove(self, key, keep_counts=False):
-        doc = self._doc_of(key)
+    def _remove(self, key, doc=None, keep_counts=False):
+        doc = self._doc_of(key) if doc is None else doc
         row = None if doc is None else \
             self.db.execute("SELECT channel, kind, length, ngrams, speaker, terms FROM rdocs WHERE doc=?", (doc,)).fetchone()
         if row is None:
@@ -571,7 +577,7 @@ class RecallIndex:
                 self.db.execute("DELETE FROM raliases WHERE entity=?", (key[2:],))
             return 0
         channel, kind, length, grams, speaker, ids = row
-        channel = channel or (_channel_of(kind) if doc & 1 else "verbatim")
+        channel = _channel_read(doc, channel, kind)
         self._rows.pop(doc, None)
         if speaker:
             self.db.execute("UPDATE rspeakers SET n = n - 1 WHERE speaker=?", (speaker,))
@@ -759,11 +765,11 @@ def _row(values):
     The archive index numbers rows anew above the old ones when it is rebuilt, so a reader that
     has not caught up yet finds nothing under an old number, never another capture or record.)"""
     row = dict(zip(_ROW_FIELDS, values))
+    row["channel"] = _channel_read(row["doc"], row["channel"], row["kind"])
     if row["doc"] & 1:
-        row["channel"] = row["channel"] or _channel_of(row["kind"])
         row["status"] = row["status"] or USUAL_STATUS
     else:
-        row["channel"], row["kind"] = "verbatim", "capture"
+        row["kind"] = "capture"
     return row
 
 

@@ -240,6 +240,11 @@ def _cn_month_day(m, as_of):
     return (*_month(_month_year(as_of, mon, "bare"), mon), "month")
 
 
+def _weekday(wd):
+    """Monday 0 .. Sunday 6, of 一..日 (天 is Sunday too) or an English weekday's name."""
+    return 6 if wd == "天" else "一二三四五六日".find(wd) if len(wd) == 1 else _WEEKDAYS.index(wd.lower())
+
+
 def _cn_week(m, as_of):
     lo, hi = _unit(as_of, "week", _PREFIX_OFF[m["p"]])
     wd = m["wd"]
@@ -247,7 +252,7 @@ def _cn_week(m, as_of):
         return lo, hi, "week"
     if wd == "末":
         return lo + _TD(5), hi, "range"
-    return _on(lo + _TD("一二三四五六日天".find(wd) if wd != "天" else 6))
+    return _on(lo + _TD(_weekday(wd)))
 
 
 def _cn_month_rel(m, as_of):
@@ -363,7 +368,7 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 def _en_weekday(m, as_of):
     """last/this past Saturday: the latest one before as_of; this Saturday: the one in as_of's week;
     this coming Saturday: the first after as_of; next Saturday: the one in next week (as 下周六)."""
-    idx, lead = _WEEKDAYS.index(m["wd"].lower()), _key(m["p"])
+    idx, lead = _weekday(m["wd"]), _key(m["p"])
     if lead in ("last", "this past"):
         return _on(as_of - _TD((as_of.weekday() - idx - 1) % 7 + 1))
     if lead == "this coming":
@@ -434,7 +439,7 @@ def _bare(m, as_of, lean):
         else:
             sat = as_of - _TD(1) if as_of.weekday() == 6 else as_of + _TD((5 - as_of.weekday()) % 7)
         return sat, sat + _TD(1), "range"
-    idx = _WEEKDAYS.index(wd) if wd in _WEEKDAYS else ("一二三四五六日天".find(wd) if wd != "天" else 6)
+    idx = _weekday(wd)
     step = (as_of.weekday() - idx) % 7 if lean == "back" else -((idx - as_of.weekday()) % 7)
     return _on(as_of - _TD(step))
 
@@ -478,10 +483,12 @@ _GROUPS = [
 ]
 # Bare weekdays and weekends, read only in a direction: a Chinese one needs 周, 星 or 礼; an English one a
 # weekday's name or "weekend".
+_BARE_CN_ANCHORS = frozenset("周星礼")
+_BARE_EN_ANCHORS = frozenset(_WEEKDAYS + ("weekend",))
 _BARE_GROUPS = [
-    [lambda text: not frozenset("周星礼").isdisjoint(text), [(_BARE_CN, 0, _bare)], None],
-    [lambda text: _LATIN(text) is not None and not frozenset(_WEEKDAYS + ("weekend",)).isdisjoint(
-        _EN_WORDS.findall(text.lower())), [(_BARE_EN, re.I, _bare)], None],
+    [lambda text: not _BARE_CN_ANCHORS.isdisjoint(text), [(_BARE_CN, 0, _bare)], None],
+    [lambda text: _LATIN(text) is not None and not _BARE_EN_ANCHORS.isdisjoint(_EN_WORDS.findall(text.lower())),
+     [(_BARE_EN, re.I, _bare)], None],
 ]
 
 
