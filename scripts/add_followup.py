@@ -3,7 +3,7 @@
 
 import sys
 
-from personal_understanding.cli import main
+from personal_understanding.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main("add_followup"))
+    sys.exit(run("add_followup"))

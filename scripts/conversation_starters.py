@@ -3,7 +3,7 @@
 
 import sys
 
-from personal_understanding.cli import main
+from personal_understanding.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main("conversation_starters"))
+    sys.exit(run("conversation_starters"))

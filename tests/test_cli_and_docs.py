@@ -19,7 +19,7 @@ class ScriptsTest(ArchiveTest):
         for cmd in commands.COMMANDS:
             script = SCRIPTS / f"{cmd.name}.py"
             self.assertTrue(script.is_file(), f"missing {script}")
-            self.assertIn(f'main("{cmd.name}")', script.read_text(encoding="utf-8"))
+            self.assertIn(f'run("{cmd.name}")', script.read_text(encoding="utf-8"))
         for cmd in commands.COMMANDS[:3] + commands.COMMANDS[-2:]:
             proc = subprocess.run([sys.executable, str(SCRIPTS / f"{cmd.name}.py"), "--help"], capture_output=True)
             self.assertEqual(proc.returncode, 0)

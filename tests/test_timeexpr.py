@@ -4,6 +4,7 @@ import datetime
 import unittest
 
 import tests  # noqa: F401  (puts scripts/ on sys.path)
+from personal_understanding.retrieval import timeexpr
 from personal_understanding.errors import PuError
 from personal_understanding.retrieval.timeexpr import (
     OPEN_END,
@@ -247,6 +248,26 @@ class ResolveTableTest(unittest.TestCase):
 
     def test_table_is_generous(self):
         self.assertGreaterEqual(len(TABLE), 180)
+
+    def test_a_rule_is_tried_only_where_its_needles_are(self):
+        # A rule is compiled and run only on a text holding one of its needles: every match of every
+        # rule must hold one, or a date the user wrote would go unread.
+        samples = [row[0] for row in TABLE] + [
+            "上周六我们去爬山了", "周末要去看牙", "on Friday I went home", "over the weekend we moved",
+            "two weeks ago", "in the past three days", "2025-03-05", "March 5th, 2024", "the 3rd of May 2023"]
+        for needles, rx, _handler in timeexpr._RULES + timeexpr._BARE_RULES:
+            for text in samples:
+                for m in rx.finditer(text):
+                    if m.end() > m.start():
+                        folded = m.group().translate(timeexpr._FOLD_I).lower()
+                        self.assertTrue(any(n in folded for n in needles), (rx.pattern[:60], m.group()))
+
+    def test_letters_that_case_folding_reads_as_ascii_still_count(self):
+        # re.I reads ſ as s and the Kelvin sign as k: the needles are looked for the same way.
+        for text, plain in (("laſt week", "last week"), ("LAST WEEK", "last week"), ("ſunday last", "sunday last")):
+            self.assertEqual([(f["from"], f["to"]) for f in resolve(text, WED)],
+                             [(f["from"], f["to"]) for f in resolve(plain, WED)], text)
+        self.assertTrue(resolve("laſt week", WED))
 
     def test_result_shape(self):
         got = resolve("我上周去了北京", WED)

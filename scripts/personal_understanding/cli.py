@@ -7,6 +7,7 @@ scripts and flags (`capture_user_update.py`, `--capture-id`), or
 """
 
 import argparse
+import gc
 import json
 import sys
 
@@ -184,6 +185,17 @@ def main(name, argv=None, console=False):
     return 0 if command.ok is None or command.ok(result) else 1
 
 
+def run(name, argv=None, console=False):
+    """A whole process for one command (the scripts' entry). The process ends within moments: the
+    collector is held back (it traced the dictionaries' many small objects again and again, and
+    once more at exit: a tenth of a recall call), and still runs now and then in a long import."""
+    gc.set_threshold(100_000, 50, 1000)
+    try:
+        return main(name, argv, console)
+    finally:
+        gc.freeze()  # exit frees by reference count, without a last pass over everything
+
+
 def console_main(argv=None):
     """`personal-understanding NAME [ARGS]`: every registry command from one installed program."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -193,4 +205,4 @@ def console_main(argv=None):
         print(f"usage: {CONSOLE} COMMAND [ARGS]   ({CONSOLE} COMMAND --help for one command)\n\ncommands: {names}",
               file=stream)
         return 0 if stream is sys.stdout else 2
-    return main(argv[0], argv[1:], console=True)
+    return run(argv[0], argv[1:], console=True)

@@ -42,6 +42,11 @@ def _lines(name):
                 yield line
 
 
+def _words(text):
+    """A data line's words in key form (folding works a character at a time: once per line will do)."""
+    return normalize_word(text).split()
+
+
 def _is_cjk(word):
     return bool(word) and max(word) > "\u2e7f"
 
@@ -61,10 +66,14 @@ class _Sets(Mapping):
 
     def __init__(self):
         self._groups, self._made = {}, {}  # key -> [(word, words, source)]: `words` less `word`
+        self._keys = {}  # word -> key: a word is in several lines, and stemming them all was most of a load
 
     def add(self, word, words, source, itself=False):
         """`word` (normalised) stands for `words` (and for itself too where it is one of them and itself=True)."""
-        self._groups.setdefault(_normal_key(word), []).append((None if itself else word, words, source))
+        key = self._keys.get(word)
+        if key is None:
+            key = self._keys[word] = _normal_key(word)
+        self._groups.setdefault(key, []).append((None if itself else word, words, source))
 
     def __contains__(self, key):
         return key in self._groups
@@ -94,33 +103,39 @@ class Thesaurus:
         for line in kinship_lines:
             if ":" in line and ">" not in line:
                 name, _, words = line.partition(":")
-                relations[name.strip()] = [normalize_word(w) for w in words.split()]
+                relations[name.strip()] = _words(words)
             elif ">" in line:
                 words, _, names = line.partition(">")
-                for word in words.split():
-                    covers[normalize_word(word)] = names.split()
+                for word in _words(words):
+                    covers[word] = names.split()
+        narrow = {}  # relation -> the wider words covering it and at most NARROW-1 others
+        for cover, names in covers.items():
+            if len(names) <= NARROW:
+                for name in names:
+                    narrow.setdefault(name, []).append(cover)
         for name, words in relations.items():
-            narrow = [c for c, names in covers.items() if name in names and len(names) <= NARROW]
             for word in words:
-                self.sets.add(word, words + narrow, "kinship")
+                self.sets.add(word, words + narrow.get(name, []), "kinship")
+        cover_sets = {cover: frozenset(names) for cover, names in covers.items()}
         for cover, names in covers.items():
             missing = [n for n in names if n not in relations]
             if missing:
                 raise ValueError(f"kinship.txt: {cover} covers unknown relation(s) {', '.join(missing)}")
             # Other wider words for the same relations, or for narrow parts of them (sibling -> brother).
-            alike = [c for c, other in covers.items() if c != cover and set(other) <= set(names)
-                     and (set(other) == set(names) or len(other) <= NARROW)]
+            mine = cover_sets[cover]
+            alike = [c for c, other in cover_sets.items() if c != cover and other <= mine
+                     and (other == mine or len(covers[c]) <= NARROW)]
             self.sets.add(cover, [w for n in names for w in relations[n]] + alike, "kinship", itself=True)
         for line in everyday_lines:
-            words = [normalize_word(w) for w in line.split()]
+            words = _words(line)
             for word in words:
                 self.sets.add(word, words, "everyday")
         for line in topic_lines:
             wider, sep, covered = line.partition(">")
             if not sep or not wider.split() or not covered.split():
                 raise ValueError(f"topics.txt: {line[:40]!r} needs 'wider words > covered words'")
-            wider = [normalize_word(w) for w in wider.split()]
-            targets = wider + [normalize_word(w) for w in covered.split()]
+            wider = _words(wider)
+            targets = wider + _words(covered)
             for word in wider:  # a covered word stands for nothing: pizza does not mean hotpot
                 self.sets.add(word, targets, "topic")
         self.cjk_max = max((len(k) for k in self.sets if _is_cjk(k)), default=1)

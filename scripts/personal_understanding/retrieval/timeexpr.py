@@ -165,8 +165,13 @@ _CN_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜
             "月": "month", "年": "year"}
 
 
+# re.I lets these stand for ASCII letters; needles and table lookups fold them the same way.
+_FOLD_I = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
 def _key(s):
-    return re.sub(r"\s+", " ", s.strip().lower())
+    # the words a match holds as re.I read them (laſt is last), for the tables below
+    return re.sub(r"\s+", " ", s.strip().translate(_FOLD_I).lower())
 
 
 def _num(s):
@@ -278,27 +283,27 @@ def _cn_past(m, as_of):
 
 
 _CN_RULES = [
-    (rf"(?:{_YABS}|{_YREL})(?:的?(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?"
+    ("年", rf"(?:{_YABS}|{_YREL})(?:的?(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?"
      r"|的?(?P<s>[春夏秋冬])[天季])?", _cn_year),
     # A bare month or season after 年 or 的 (25年3月, 每年三月, 小时候的夏天, 那个夏天)
     # belongs to some other or every year, not to the latest one.
-    (rf"{_NUM_BEFORE}(?<![年的])(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_day),
-    (rf"{_REL_PREFIX}一?个?(?:周(?![围边到期年岁全遭刊报])|星期|礼拜)"
+    ("月", rf"{_NUM_BEFORE}(?<![年的])(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_day),
+    ("周星礼", rf"{_REL_PREFIX}一?个?(?:周(?![围边到期年岁全遭刊报])|星期|礼拜)"
      r"(?:(?P<wd>[一二三四五六日天]|末)(?![起直样般定些点次共切边致同个气空然才真生本子常]))?",
      _cn_week),
-    (rf"{_REL_PREFIX}一?个?月(?![亮光球饼色票])(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_rel),
-    (r"(?<![年那每某的])(?<!那个)(?<!每个)(?<!某个)(?P<this>这个)?(?P<s>[春夏秋冬])[天季]", _cn_season),
-    (rf"(?P<w>大前天|{_NOT_PAST}前天|昨天|昨日|昨晚|昨夜|今天|今日|今晚|今早|今夜"
+    ("月", rf"{_REL_PREFIX}一?个?月(?![亮光球饼色票])(?:(?P<d>{_DAY_CN})[日号])?", _cn_month_rel),
+    ("春夏秋冬", r"(?<![年那每某的])(?<!那个)(?<!每个)(?<!某个)(?P<this>这个)?(?P<s>[春夏秋冬])[天季]", _cn_season),
+    ("天日晚夜早", rf"(?P<w>大前天|{_NOT_PAST}前天|昨天|昨日|昨晚|昨夜|今天|今日|今晚|今早|今夜"
      rf"|(?<![聪光透])明天|明日|明晚|明早|大后天|{_NOT_AFTER}后天)",
      lambda m, a: _on(a + _TD(_DAY_OFF[m["w"]]))),
-    (rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
-    (r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
-    (rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
-    (r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
+    ("前", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
+    ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
+    ("去近", rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
+    ("这近", r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
     # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
-    (rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
+    ("这", rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
      r"(?:里|内|来|中|以来)?", _cn_past),
-    (r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+    ("近阵段", r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
 ]
 
 
@@ -383,28 +388,28 @@ def _en_past(m, as_of):
 
 
 _EN_RULES = [
-    (_w(r"(?:the\s+)?(?P<w>day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight"
+    ("today tonight yesterday tomorrow night morning afternoon evening", _w(r"(?:the\s+)?(?P<w>day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight"
         r"|yesterday|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))(?:['’]s)?"),
      lambda m, a: _on(a + _TD(_EN_DAY[_key(m["w"])]))),
-    (_w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
-    (_w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
+    ("before after", _w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
+    ("week month year", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
      _en_rel_unit),
-    (_w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+"
+    ("monday tuesday wednesday thursday friday saturday sunday", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+"
         r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"), _en_weekday),
-    (_w(rf"(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?\s+ago"),
+    ("ago", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?\s+ago"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
-    (_w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
+    ("day week month year", _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
         r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
-    (_w(r"lately|recently|these\s+days|nowadays|of\s+late"),
+    ("late recent days", _w(r"lately|recently|these\s+days|nowadays|of\s+late"),
      lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
-    (_w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
-    (_w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
-    (_w(rf"(?:(?:in|during)\s+)?{_MON_EN},?\s+(?:of\s+)?{_YR_EN}"), _en_month),
-    (_w(rf"(?:(?P<p>in|during|last|this|next|early|late|mid)\s+(?:the\s+month\s+of\s+)?)?{_MON_EN}"),
+    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    ("19 20", _w(rf"(?:(?:in|during)\s+)?{_MON_EN},?\s+(?:of\s+)?{_YR_EN}"), _en_month),
+    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:(?P<p>in|during|last|this|next|early|late|mid)\s+(?:the\s+month\s+of\s+)?)?{_MON_EN}"),
      _en_month),
-    (_w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
+    ("spring summer autumn fall winter", _w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
         rf"(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YR_EN})?"), _en_season),
-    (_w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year)\s+{_YR_EN}"),
+    ("19 20", _w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year)\s+{_YR_EN}"),
      lambda m, a: (*_year(int(m["y"])), "year", "absolute")),
 ]
 
@@ -453,55 +458,25 @@ _ISO_RULE = (
     else (*_month(int(m["y"]), int(m["m"])), "month", "absolute"),
 )
 
-# Every Chinese rule holds one of these: a year, month, week, season or day (年 月 周 星期 礼拜 春夏秋冬
-# 天 日 晚 早 夜), or a recent stretch (最近 近来 这阵子 这段时间).
-_CN_ANCHORS = frozenset("年月周星礼春夏秋冬天日晚早夜近阵段")
-# Every English rule holds one of these as a whole word, or a digit (in 2019).
-_EN_ANCHORS = frozenset(
-    "today tonight yesterday tomorrow night morning afternoon evening day days week weeks weekend month months"
-    " year years lately recently nowadays late spring summer autumn fall winter jan january feb february mar march"
-    " apr april may jun june jul july aug august sep sept september oct october nov november dec december".split()
-    + list(_WEEKDAYS))
-_EN_WORDS = re.compile(r"[a-z]+")
-_LATIN = re.compile("[A-Za-z\u017f\u212a]").search
-_DIGIT = re.compile(r"\d").search
 
 
-def _could_be_english(text):
-    # re.I folds ſ to s and the Kelvin sign to k; lower() does the second
-    if not _LATIN(text):
-        return False
-    return _DIGIT(text) is not None or not _EN_ANCHORS.isdisjoint(_EN_WORDS.findall(text.lower().replace("\u017f", "s")))
-
-# Rules in groups, each compiled the first time a text could hold one of its expressions (compiling
-# them all costs more than most probes): a Chinese rule needs one of _CN_ANCHORS, the ISO rule a digit,
-# an English rule a Latin letter and one of _EN_ANCHORS or a digit. Order is kept: CN, ISO, EN.
-_GROUPS = [
-    [lambda text: not _CN_ANCHORS.isdisjoint(text), [(p, 0, f) for p, f in _CN_RULES], None],
-    [_DIGIT, [(_ISO_RULE[0], 0, _ISO_RULE[1])], None],
-    [_could_be_english, [(p, re.I, f) for p, f in _EN_RULES], None],
-]
-# Bare weekdays and weekends, read only in a direction: a Chinese one needs 周, 星 or 礼; an English one a
-# weekday's name or "weekend".
-_BARE_CN_ANCHORS = frozenset("周星礼")
-_BARE_EN_ANCHORS = frozenset(_WEEKDAYS + ("weekend",))
-_BARE_GROUPS = [
-    [lambda text: not _BARE_CN_ANCHORS.isdisjoint(text), [(_BARE_CN, 0, _bare)], None],
-    [lambda text: _LATIN(text) is not None and not _BARE_EN_ANCHORS.isdisjoint(_EN_WORDS.findall(text.lower())),
-     [(_BARE_EN, re.I, _bare)], None],
-]
+def _rule(needles, pattern, handler, flags=0):
+    """A rule, compiled the first time a text holds one of its needles (compiling every rule cost
+    more than most probes). Every match of the pattern holds one: Chinese needles are characters,
+    English ones parts of words."""
+    return (needles.split() if needles.isascii() else list(needles), Lazy(pattern, flags), handler)
 
 
-def _rules(text, groups=_GROUPS):
-    """The compiled rules that could match `text`, in rule order."""
-    out = []
-    for group in groups:
-        could, rules, compiled = group
-        if could(text):
-            if compiled is None:
-                compiled = group[2] = [(re.compile(p, flags), f) for p, flags, f in rules]
-            out += compiled
-    return out
+_RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
+          + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
+# Bare weekdays and weekends: read only in a direction.
+_BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
+
+
+def _rules(text, rules=_RULES):
+    """The rules that could match `text`, in rule order."""
+    folded = text.translate(_FOLD_I).lower()
+    return [(rx, handler) for needles, rx, handler in rules if any(n in folded for n in needles)]
 
 
 # ---------------------------------------------------------------- public API
@@ -523,7 +498,7 @@ def resolve(text, as_of, lean=None):
     masked = [u.span() for u in _URL.finditer(norm)] if could_link else []
     found = []
     rules = _rules(norm)
-    bare = _rules(norm, _BARE_GROUPS)
+    bare = _rules(norm, _BARE_RULES)
     direction = (lean_of(norm) or lean) if bare else None
     if direction:
         rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in bare]
