@@ -25,6 +25,16 @@ class ScriptsTest(ArchiveTest):
             self.assertEqual(proc.returncode, 0)
             self.assertIn("Example:", proc.stdout.decode())
 
+    def test_help_fits_the_terminal_width(self):
+        # $COLUMNS is the width help is wrapped to, as argparse itself reads it
+        for columns in (60, 160):
+            env = dict(os.environ, COLUMNS=str(columns))
+            proc = subprocess.run([sys.executable, str(SCRIPTS / "retrieve_v2.py"), "--help"],
+                                  capture_output=True, env=env, check=True)
+            usage = proc.stdout.decode().split("\n\n")[0].splitlines()
+            self.assertLessEqual(max(map(len, usage)), columns)
+            self.assertGreater(max(map(len, usage)), columns * 0.6)
+
     def test_no_stray_scripts(self):
         names = {f"{c.name}.py" for c in commands.COMMANDS} | EXTRA_SCRIPTS
         present = {p.name for p in SCRIPTS.glob("*.py")}

@@ -9,6 +9,7 @@ scripts and flags (`capture_user_update.py`, `--capture-id`), or
 import argparse
 import gc
 import json
+import os
 import sys
 
 from . import commands, paths
@@ -28,6 +29,30 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, sized as argparse sizes it but without importing shutil (and the
+    compression modules it brings: 3 ms) in every call, which makes formatters to check arguments."""
+
+    def __init__(self, prog, **kwargs):
+        if kwargs.get("width") is None:
+            kwargs["width"] = _columns() - 2
+        super().__init__(prog, **kwargs)
+
+
+def _columns():
+    """The terminal's width as shutil.get_terminal_size reads it: $COLUMNS, the terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", 0))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def _emit(obj, stream=None):
     stream = stream or sys.stdout
     text = json.dumps(obj, ensure_ascii=False, indent=2)
@@ -45,7 +70,7 @@ def build_parser(command, surface=None):
         prog=surface.command(command.name),
         description=render(f"{command.summary}\n\n{command.description}"),
         epilog=f"Example:\n  {command.example}\n\nPrints one JSON object. Exit 0 success, 1 refused or failed, 2 usage.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--root", help="Archive root (default: $PU_HOME, else the skill folder).")
     if command.json_input:
