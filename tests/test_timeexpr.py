@@ -255,6 +255,10 @@ class ResolveTableTest(unittest.TestCase):
         samples = [row[0] for row in TABLE] + [
             "上周六我们去爬山了", "周末要去看牙", "on Friday I went home", "over the weekend we moved",
             "two weeks ago", "in the past three days", "2025-03-05", "March 5th, 2024", "the 3rd of May 2023"]
+        for text in samples + ["yesterday's weekend", "todays", "mayday", "the eveningday"]:
+            # one pass finds each needle a plain substring test finds, overlapping ones too
+            folded = text.translate(timeexpr._FOLD_I).lower()
+            self.assertEqual(timeexpr._needles_in(text), {n for n in timeexpr._NEEDLES if n in folded}, text)
         for needles, rx, _handler in timeexpr._RULES + timeexpr._BARE_RULES:
             for text in samples:
                 for m in rx.finditer(text):

@@ -464,19 +464,31 @@ def _rule(needles, pattern, handler, flags=0):
     """A rule, compiled the first time a text holds one of its needles (compiling every rule cost
     more than most probes). Every match of the pattern holds one: Chinese needles are characters,
     English ones parts of words."""
-    return (needles.split() if needles.isascii() else list(needles), Lazy(pattern, flags), handler)
+    return (frozenset(needles.split() if needles.isascii() else needles), Lazy(pattern, flags), handler)
 
 
 _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
 # Bare weekdays and weekends: read only in a direction.
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
+# Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
+# so they may overlap), and with it the needles inside it (day in today). Asking each rule in turn
+# cost a fifth more than running the rules when importing.
+_NEEDLES = sorted({n for needles, _rx, _h in _RULES + _BARE_RULES for n in needles}, key=lambda n: (-len(n), n))
+_FIND_NEEDLES = Lazy("(?=(" + "|".join(map(re.escape, _NEEDLES)) + "))")
+_INSIDE = {n: frozenset(m for m in _NEEDLES if m in n) for n in _NEEDLES}
 
 
-def _rules(text, rules=_RULES):
-    """The rules that could match `text`, in rule order."""
-    folded = text.translate(_FOLD_I).lower()
-    return [(rx, handler) for needles, rx, handler in rules if any(n in folded for n in needles)]
+def _needles_in(text):
+    found = set()
+    for needle in set(_FIND_NEEDLES.findall(text.translate(_FOLD_I).lower())):
+        found |= _INSIDE[needle]
+    return found
+
+
+def _rules(found, rules=_RULES):
+    """The rules that could match a text holding the needles `found`, in rule order."""
+    return [(rx, handler) for needles, rx, handler in rules if not needles.isdisjoint(found)]
 
 
 # ---------------------------------------------------------------- public API
@@ -497,8 +509,9 @@ def resolve(text, as_of, lean=None):
     could_link = "://" in norm or "@" in norm or "www." in norm.lower()
     masked = [u.span() for u in _URL.finditer(norm)] if could_link else []
     found = []
-    rules = _rules(norm)
-    bare = _rules(norm, _BARE_RULES)
+    found_needles = _needles_in(norm)
+    rules = _rules(found_needles)
+    bare = _rules(found_needles, _BARE_RULES)
     direction = (lean_of(norm) or lean) if bare else None
     if direction:
         rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in bare]
