@@ -340,6 +340,14 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
         return said
 
+    def test_a_question_about_money_reaches_the_loan_paid_off_and_the_first_paycheck(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "loans": "Finally paid off my student loans today!!", "pay": "My first paycheck from the new job came in",
+            "bp": "我爸的血压又高了，医生让他少吃盐。", "kids": "We're raising the kids to speak two languages"}.items()}
+        for question in ("any good financial news?", "how are my finances?"):
+            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
