@@ -348,6 +348,13 @@ class LifeTopicTest(RecallTest):
             ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
             self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
 
+    def test_the_doctors_words_are_health_and_preparing_for_an_exam_is_the_exam(self):
+        self.assert_each_finds_first(
+            {"doctor": "Doctor said my cholesterol is too high, need to cut red meat.",
+             "vet": "我家狗狗最近不爱吃东西，明天带它去宠物医院看看。", "ielts": "我在准备雅思考试，目标7分。",
+             "run": "Ran my first 10k this morning in 58 minutes."},
+            (("what's going on with my health?", "doctor"), ("我在备考什么", "ielts")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
