@@ -182,6 +182,19 @@ class WholeWordTest(RecallTest):
         self.assertNotIn(school, self.top_ids(self.probe("山东大学")))  # a shorter part does not stand for it
 
 
+    def test_a_word_the_text_holds_but_was_cut_otherwise_is_found_as_said(self):
+        # 体检查出来 is read 体 | 检查 | 出来: no document is indexed under 体检, yet the text says it
+        checkup = self.say("上个月体检查出来有脂肪肝，医生建议多运动。")
+        self.say("我妈下周三做白内障手术。")
+        for question in ("我的体检结果", "体检怎么样"):
+            out = self.probe(question)
+            self.assertEqual(self.top_ids(out), [checkup], question)
+            self.assertIn("体检", out["top"][0]["why"]["matched"])
+        asked = self.say("我的体检结果怎么样")  # once asked (and saved), the word is still unseen in what was told
+        out = self.probe("我的体检结果", capture_id=self.say("我的体检结果"))
+        self.assertEqual(self.top_ids(out)[:1], [checkup])
+        self.assertNotEqual(self.top_ids(out)[:1], [asked])
+
 class WhyQuestionTest(RecallTest):
     def setUp(self):
         super().setUp()

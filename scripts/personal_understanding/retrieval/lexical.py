@@ -198,14 +198,28 @@ def rank_query(q, text):
     """Channel rankings for one query text: {channel: [(doc, score, detail)]}, rows, held back, tokens."""
     terms, routes, bridges = query_terms(q, text)
     wanted = phrase.phrases(text, q.recall.lexicon())
-    channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted, bridges=bridges)
+    unseen = _unseen_words(q, text, terms)
+    channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted, bridges=bridges, unseen=unseen)
     if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
             channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
-                                                       phrases=wanted, bridges=bridges)
+                                                       phrases=wanted, bridges=bridges, unseen=unseen)
     return channels, rows, held, tokens, routes
+
+
+def _unseen_words(q, text, terms):
+    """{word: weight} of a short question's Chinese words that no document is indexed under, but the
+    question itself (its own capture, or a short question saved before). A text may hold one all the
+    same, cut otherwise (体检 in 体检查出来 is read 体 | 检查 | 出来): each is looked for as said."""
+    if len(text) > phrase.MAX_CHARS:
+        return {}
+    words = {t for t, w in terms.items() if len(t) > 1 and w >= rank.STRONG and knowledge._is_cjk(t)}
+    if not words:
+        return {}
+    told = q.recall.told_somewhere(words, f"c:{q.own_capture}" if q.own_capture else None, SHORT_QUESTION)
+    return {t: terms[t] for t in sorted(words - told)}
 
 
 def _postings(recall, strength, dfs, total, score_only=()):
@@ -240,7 +254,7 @@ def _postings(recall, strength, dfs, total, score_only=()):
     return postings
 
 
-def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
+def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=None):
     recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
@@ -276,6 +290,8 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None):
         scored = scored_by.get(channel, {})
         if phrases:
             _verbatim_phrases(q, phrases, channel, scored, in_channel, rows)
+        if unseen:
+            _words_as_said(q, unseen, total, channel, scored, in_channel, rows)
         if channel == "verbatim":
             _lift_neighbours(recall, scored, in_channel, rows)
         for doc, (row, entity, aliases) in routed.items():
@@ -332,6 +348,24 @@ def _verbatim_phrases(q, phrases, channel, scored, in_channel, rows):
     for doc, words in found.items():
         score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
         scored[doc] = (score + top, dict(detail, below_threshold=False, phrase=words))
+
+
+def _words_as_said(q, unseen, total, channel, scored, in_channel, rows):
+    """A candidate whose text holds an unseen word scores it as if it were indexed there once (the
+    rarest a word can be), and the word counts as the user's own."""
+    docs = heapq.nsmallest(phrase.SCORED, scored, key=lambda d: (-scored[d][0], d))
+    more = [d for word in unseen for d in phrase.overlap_docs(q.recall, word) if d not in scored]
+    rows.update(q.recall.docs(set(more) - set(rows)))
+    in_channel.update({d: rows[d] for d in more if d in rows and rows[d]["channel"] == channel})
+    for doc in docs + [d for d in more if d in in_channel]:
+        text = q.text_cache.get(doc)
+        if text is None:
+            text = q.text_cache[doc] = phrase.fold(phrase.text_of(q.ai, in_channel[doc]))
+        said = {word: weight * rank.idf(total, 1) for word, weight in unseen.items() if word in text}
+        if said:
+            score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+            matched = dict(detail["matched"], **said)
+            scored[doc] = (score + sum(said.values()), dict(detail, matched=matched, below_threshold=False))
 
 
 def _lift_neighbours(recall, scored, in_channel, rows):
