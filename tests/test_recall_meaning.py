@@ -368,6 +368,17 @@ class LifeTopicTest(RecallTest):
              "run": "Ran my first 10k this morning in 58 minutes."},
             (("what's going on with my health?", "doctor"), ("我在备考什么", "ielts")))
 
+    def test_a_birthday_coming_up_an_anniversary_a_new_hobby_and_a_flooded_basement(self):
+        said = self.assert_each_finds_first(
+            {"flood": "Our basement flooded after the storm, insurance adjuster comes Friday.",
+             "birthday": "Booked a table at Nobu for Sarah's birthday dinner on the 12th.",
+             "anniversary": "今天是我和老公结婚十周年纪念日，他送了我一束玫瑰。",
+             "bread": "最近迷上了做面包，周末烤了一个酸面包。",
+             "rent": "My landlord is raising the rent by 15% in January."},
+            (("whose birthday is coming up?", "birthday"), ("anniversary gifts?", "anniversary"),
+             ("我最近有什么爱好", "bread")))
+        self.assertIn(said["flood"], self.top_ids(self.probe("what happened to the house?", as_of="2026-12-01")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
