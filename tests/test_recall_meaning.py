@@ -379,6 +379,21 @@ class LifeTopicTest(RecallTest):
              ("我最近有什么爱好", "bread")))
         self.assertIn(said["flood"], self.top_ids(self.probe("what happened to the house?", as_of="2026-12-01")))
 
+    def test_news_is_not_new_and_lifes_big_events_are_found_by_their_plain_names(self):
+        said = self.assert_each_finds_first(
+            {"promotion": "Got promoted to senior engineer today, finally!",
+             "house": "We closed on the new house, moving in two weeks.",
+             "grandma": "My grandma passed away last night. She was 94.",
+             "car": "My car got rear-ended on the highway, nobody hurt but the bumper is wrecked.",
+             "proposal": "Tom proposed to me on the beach in Maui!!",
+             "college": "Our son Ethan got into Stanford, early admission.",
+             "anxiety": "Anxiety has been really bad at night, therapist suggested journaling."},
+            (("any career news?", "promotion"), ("has anyone in the family died?", "grandma"),
+             ("any accidents?", "car"), ("am I engaged?", "proposal"), ("college news for the kids?", "college"),
+             ("how's my mental health?", "anxiety")))
+        # "news" is no plural of "new": a question about news does not find every new thing
+        self.assertNotIn(said["house"], self.top_ids(self.probe("any career news?", as_of="2026-12-01")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",

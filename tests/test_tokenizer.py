@@ -199,6 +199,8 @@ class ContentTermsTest(unittest.TestCase):
         self.assertEqual(stem("family"), stem("families"))
         self.assertEqual(stem("alice's"), stem("alice"))
         self.assertEqual(stem("café"), "café")
+        self.assertNotEqual(stem("news"), stem("new"))  # an s that makes no plural stays
+        self.assertNotEqual(stem("lens"), stem("len"))
 
     def test_irregular_forms_meet_their_base(self):
         groups = [("buy", "bought", "buying"), ("run", "ran", "running"), ("eat", "ate", "eaten"), ("go", "went", "gone"),

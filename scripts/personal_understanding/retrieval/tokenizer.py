@@ -361,6 +361,8 @@ def _emit_run(norm, run, lex, out, tail_end):
 # --- English -------------------------------------------------------------------
 
 _VOWELS = frozenset("aeiouy")
+# Words ending in s that are no plural and would meet another word without it ("any news?" is not "new").
+_NOT_PLURAL = frozenset(("news", "lens", "series", "species"))
 _NO_LY = frozenset("aioubpf")
 
 
@@ -385,7 +387,7 @@ def stem(word):
     becomes its base (bought -> buy, ran -> run, children -> child;
     resources/lexicon/irregular_en.txt). Then, on words of 4+ letters: plurals
     (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
-    -ss/-us/-is); then a noun's -ment, -ness, -sion or -tion when enough of the
+    -ss/-us/-is; news, lens, series and species are no plurals); then a noun's -ment, -ness, -sion or -tion when enough of the
     word stays (retirement -> retire; station keeps it); else -ing or -ed (not
     -eed) when a vowel stays, undoubling a final double consonant other than
     l/s/z (running -> run); else -ly after a stem of 4+ letters that does not
@@ -402,7 +404,7 @@ def stem(word):
     if not (w.isascii() and w.isalpha()):
         return w
     w = _IRREGULAR.get(w, w)
-    if len(w) >= 4:
+    if len(w) >= 4 and w not in _NOT_PLURAL:
         if w.endswith("ies"):
             w = w[:-2] if len(w) > 4 else w[:-1]
         elif w.endswith(("sses", "xes", "ches", "shes", "zzes")):
