@@ -394,6 +394,16 @@ class LifeTopicTest(RecallTest):
         # "news" is no plural of "new": a question about news does not find every new thing
         self.assertNotIn(said["house"], self.top_ids(self.probe("any career news?", as_of="2026-12-01")))
 
+    def test_lifes_big_events_in_chinese_are_found_by_their_plain_names(self):
+        said = self.assert_each_finds_first(
+            {"grandma": "奶奶昨晚走了，享年九十岁。", "son": "儿子考上清华了，全家都很激动。",
+             "house": "我们家买房了，下个月交房。", "crash": "早上开车被追尾了，人没事，车尾撞坏了。",
+             "proposal": "男朋友昨天跟我求婚了！", "mind": "最近焦虑得厉害，晚上睡不着，心理医生建议我写日记。",
+             "trip": "老公出差去了深圳，要待两个星期。"},
+            (("家里有人去世吗", "grandma"), ("我们现在住哪", "house"), ("出过什么事故吗", "crash"),
+             ("我订婚了吗", "proposal"), ("我的心理状况", "mind")))
+        self.assertIn(said["son"], self.top_ids(self.probe("孩子升学的事", as_of="2026-12-01")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
