@@ -404,6 +404,16 @@ class LifeTopicTest(RecallTest):
              ("我订婚了吗", "proposal"), ("我的心理状况", "mind")))
         self.assertIn(said["son"], self.top_ids(self.probe("孩子升学的事", as_of="2026-12-01")))
 
+    def test_a_film_seen_a_burnout_a_purchase_and_a_pregnancy(self):
+        said = self.assert_each_finds_first(
+            {"film": "Jake and I watched Dune 2 at the IMAX, loved it.",
+             "burnout": "Feeling burnt out, thinking about taking a sabbatical.",
+             "shoes": "Ordered a new pair of running shoes, $300, oops.",
+             "pregnant": "My sister Amy called, she's pregnant with twins!",
+             "vitamins": "I keep forgetting to take my vitamins in the morning."},
+            (("what movies have I seen?", "film"), ("am I stressed?", "burnout"), ("what did I buy?", "shoes")))
+        self.assertIn(said["pregnant"], self.top_ids(self.probe("who is having a baby?", as_of="2026-12-01")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
