@@ -414,6 +414,14 @@ class LifeTopicTest(RecallTest):
             (("what movies have I seen?", "film"), ("am I stressed?", "burnout"), ("what did I buy?", "shoes")))
         self.assertIn(said["pregnant"], self.top_ids(self.probe("who is having a baby?", as_of="2026-12-01")))
 
+    def test_a_phrasal_verb_is_found_by_the_word_it_means(self):
+        self.assert_each_finds_first(
+            {"breakup": "My girlfriend and I broke up last week after 3 years.",
+             "grandma": "My grandma passed away last night. She was 94.",
+             "burnout": "Honestly I'm burnt out, thinking about a sabbatical.",
+             "break": "Took a break from work and went to the beach."},
+            (("any breakups?", "breakup"), ("who died?", "grandma"), ("am I experiencing burnout?", "burnout")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",

@@ -202,6 +202,16 @@ class ContentTermsTest(unittest.TestCase):
         self.assertNotEqual(stem("news"), stem("new"))  # an s that makes no plural stays
         self.assertNotEqual(stem("lens"), stem("len"))
 
+    def test_a_phrasal_verb_is_also_the_word_it_means(self):
+        lex = None
+        self.assertIn(stem("breakup"), [t for _tok, t, _w in content_tokens("we broke up last week", lex)])
+        self.assertIn(stem("die"), [t for _tok, t, _w in content_tokens("Grandma passed away", lex)])
+        self.assertIn(stem("burnout"), [t for _tok, t, _w in content_tokens("I'm burnt out", lex)])
+        # the verb still counts as itself, and only the verb and particle side by side make the word
+        self.assertIn(stem("break"), [t for _tok, t, _w in content_tokens("we broke up", lex)])
+        self.assertNotIn(stem("breakup"), [t for _tok, t, _w in content_tokens("they broke it up", lex)])
+        self.assertNotIn(stem("breakup"), [t for _tok, t, _w in content_tokens("it broke. Up next", lex)])
+
     def test_irregular_forms_meet_their_base(self):
         groups = [("buy", "bought", "buying"), ("run", "ran", "running"), ("eat", "ate", "eaten"), ("go", "went", "gone"),
                   ("lose", "lost", "losing"), ("pay", "paid"), ("feel", "felt", "feeling"), ("child", "children", "children's"),

@@ -118,7 +118,8 @@ def content_tokens(text, lexicon=None, tokens=None):
     zh = stopwords("zh")
     en = stopwords("en")
     out = []
-    for tok in (tokenize(text, lexicon) if tokens is None else tokens):
+    tokens = tokenize(text, lexicon) if tokens is None else tokens
+    for i, tok in enumerate(tokens):
         term = tok.text
         kind = tok.kind
         if kind == "cjk":
@@ -132,6 +133,11 @@ def content_tokens(text, lexicon=None, tokens=None):
             if len(term) < 2:
                 continue
         out.append((tok, term, OOV_WEIGHT if tok.oov else WORD_WEIGHT))
+        if kind == "latin" and i + 1 < len(tokens):
+            after = tokens[i + 1]
+            word = _PHRASAL.get((term, after.text))
+            if word and not text[tok.end:after.start].strip():  # side by side: "broke up", not "broke it up"
+                out.append((tok, word, WORD_WEIGHT))
     return out
 
 
@@ -380,6 +386,18 @@ def _irregular_forms():
 _IRREGULAR = _irregular_forms()
 
 
+def _phrasal_words():
+    """{(verb stem, particle): word stem} from resources/lexicon/phrasal_en.txt (broke up -> breakup)."""
+    out = {}
+    with open(resources_path("phrasal_en.txt"), encoding="utf-8") as fh:
+        for line in fh:
+            words = line.split("#", 1)[0].split()
+            if words:
+                verb, particle, word = words
+                out[(stem(verb), particle)] = stem(word)
+    return out
+
+
 def stem(word):
     """Light suffix stripping so inflected forms share a term.
 
@@ -476,3 +494,6 @@ def _strip_inflection(w, cut):
     if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1] not in _VOWELS:
         base = base[:-1]
     return True, base
+
+
+_PHRASAL = _phrasal_words()
