@@ -422,6 +422,16 @@ class LifeTopicTest(RecallTest):
              "break": "Took a break from work and went to the beach."},
             (("any breakups?", "breakup"), ("who died?", "grandma"), ("am I experiencing burnout?", "burnout")))
 
+    def test_drinking_reaches_a_night_of_too_much_and_arrangements_only_frame_a_week(self):
+        said = self.assert_each_finds_first(
+            {"drinks": "和老同学聚会，喝多了。", "japan": "我们打算明年春天去日本看樱花。",
+             "guitar": "最近在学吉他，每天练半小时。"},
+            (("我喝酒了吗", "drinks"),))
+        checkup = self.say("下周五要去医院复查甲状腺。", day="2026-12-01T09:00:00Z")
+        out = self.probe("下周有什么安排", as_of="2026-12-01")  # 安排 asks what the week holds
+        self.assertEqual(self.top_ids(out), [checkup])
+        self.assertNotIn(said["japan"], self.top_ids(out))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
