@@ -297,7 +297,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
         for doc, (row, entity, aliases) in routed.items():
             if row["channel"] != channel:
                 continue
-            score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+            score, detail = scored.get(doc, _unscored())
             route = {"entity": entity, "aliases": aliases}
             bonus = ROUTE_SHARE * top_strength
             via = bridges.get(("entity", entity))
@@ -337,35 +337,43 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
 
 def _verbatim_phrases(q, phrases, channel, scored, in_channel, rows):
     """Candidates whose text holds a phrase as said rank above every other candidate of the channel."""
-    docs = heapq.nsmallest(phrase.SCORED, scored, key=lambda d: (-scored[d][0], d))
-    found = phrase.hits(q.ai, phrases, docs, in_channel, q.text_cache)
+    found = phrase.hits(q.ai, phrases, _best_scored(scored), in_channel, q.text_cache)
     if not found:
-        more = [d for p in phrases for d in phrase.overlap_docs(q.recall, p) if d not in scored]
-        rows.update(q.recall.docs(set(more) - set(rows)))
-        in_channel.update({d: rows[d] for d in more if d in rows and rows[d]["channel"] == channel})
-        found = phrase.hits(q.ai, phrases, [d for d in more if d in in_channel], in_channel, q.text_cache)
+        more = _overlapping(q, phrases, channel, scored, in_channel, rows)
+        found = phrase.hits(q.ai, phrases, more, in_channel, q.text_cache)
     top = max((s for s, _d in scored.values()), default=1.0)
     for doc, words in found.items():
-        score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+        score, detail = scored.get(doc, _unscored())
         scored[doc] = (score + top, dict(detail, below_threshold=False, phrase=words))
 
 
 def _words_as_said(q, unseen, total, channel, scored, in_channel, rows):
     """A candidate whose text holds an unseen word scores it as if it were indexed there once (the
     rarest a word can be), and the word counts as the user's own."""
-    docs = heapq.nsmallest(phrase.SCORED, scored, key=lambda d: (-scored[d][0], d))
-    more = [d for word in unseen for d in phrase.overlap_docs(q.recall, word) if d not in scored]
-    rows.update(q.recall.docs(set(more) - set(rows)))
-    in_channel.update({d: rows[d] for d in more if d in rows and rows[d]["channel"] == channel})
-    for doc in docs + [d for d in more if d in in_channel]:
-        text = q.text_cache.get(doc)
-        if text is None:
-            text = q.text_cache[doc] = phrase.fold(phrase.text_of(q.ai, in_channel[doc]))
+    for doc in _best_scored(scored) + _overlapping(q, unseen, channel, scored, in_channel, rows):
+        text = phrase.folded_text(q.ai, doc, in_channel, q.text_cache)
         said = {word: weight * rank.idf(total, 1) for word, weight in unseen.items() if word in text}
         if said:
-            score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+            score, detail = scored.get(doc, _unscored())
             matched = dict(detail["matched"], **said)
             scored[doc] = (score + sum(said.values()), dict(detail, matched=matched, below_threshold=False))
+
+
+def _best_scored(scored):
+    return heapq.nsmallest(phrase.SCORED, scored, key=lambda d: (-scored[d][0], d))
+
+
+def _overlapping(q, words, channel, scored, in_channel, rows):
+    """The channel's unscored documents of indexed words that overlap the end of one of `words`
+    (phrase.overlap_docs), read into `rows` and `in_channel`."""
+    more = [d for word in words for d in phrase.overlap_docs(q.recall, word) if d not in scored]
+    rows.update(q.recall.docs(set(more) - set(rows)))
+    in_channel.update({d: rows[d] for d in more if d in rows and rows[d]["channel"] == channel})
+    return [d for d in more if d in in_channel]
+
+
+def _unscored():
+    return (0.0, {"matched": {}, "anchor": False, "below_threshold": False})
 
 
 def _lift_neighbours(recall, scored, in_channel, rows):
@@ -396,7 +404,7 @@ def _lift_neighbours(recall, scored, in_channel, rows):
             src_doc, s = captures[answered[key]]
             lifts.setdefault(row["doc"], []).append((ANSWERED_SHARE * s, row, in_channel[src_doc]["key"], "answered by"))
     for doc, options in lifts.items():
-        score, detail = scored.get(doc, (0.0, {"matched": {}, "anchor": False, "below_threshold": False}))
+        score, detail = scored.get(doc, _unscored())
         own = 0.0 if detail["below_threshold"] else score
         short = min(1.0, CONTEXT_FULL_TERMS / max(1.0, options[0][1]["length"] or 1.0))
         lift, row, source, relation = max(options, key=lambda o: o[0])

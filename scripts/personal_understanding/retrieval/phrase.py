@@ -86,13 +86,19 @@ def text_of(ai, row):
     return f"{title}\n{body}"
 
 
+def folded_text(ai, doc, rows, cache):
+    """A document's text in comparison form, read once per query (`cache`: {doc: text})."""
+    text = cache.get(doc)
+    if text is None:
+        text = cache[doc] = fold(text_of(ai, rows[doc]))
+    return text
+
+
 def hits(ai, wanted, docs, rows, cache):
     """{doc: phrase} for the documents (in order, at most READS) whose text holds a phrase verbatim."""
     out = {}
     for doc in docs[:READS]:
-        text = cache.get(doc)
-        if text is None:
-            text = cache[doc] = fold(text_of(ai, rows[doc]))
+        text = folded_text(ai, doc, rows, cache)
         for phrase in wanted:
             if phrase in text:
                 out[doc] = phrase
