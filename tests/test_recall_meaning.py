@@ -432,6 +432,20 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out), [checkup])
         self.assertNotIn(said["japan"], self.top_ids(out))
 
+    def test_weight_vaccines_and_the_days_of_a_weekend(self):
+        said = self.assert_each_finds_first(
+            {"pounds": "Lost 10 pounds since September by cutting sugar.",
+             "booster": "Got my COVID booster and flu shot on the same day, arm is sore.",
+             "saturdays": "Started volunteering at the food bank on Saturdays.",
+             "keys": "I can't find my keys anywhere."},
+            (("how's my weight loss going?", "pounds"), ("did I get vaccinated?", "booster"),
+             ("what do I do on weekends?", "saturdays")))
+        # a weekend that names a time still lists that weekend first, not every Saturday ever said
+        hike = self.say("Went hiking with Amy, the views were great", day="2026-11-28T15:00:00Z")
+        out = self.probe("what did I do last weekend?", as_of="2026-12-01")
+        self.assertEqual(self.top_ids(out)[:1], [hike])
+        self.assertNotIn(said["keys"], self.top_ids(out))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
