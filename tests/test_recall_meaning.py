@@ -446,6 +446,12 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out)[:1], [hike])
         self.assertNotIn(said["keys"], self.top_ids(out))
 
+    def test_running_losing_weight_and_the_lower_back_in_chinese(self):
+        self.assert_each_finds_first(
+            {"run": "这个月开始每天早上跑五公里。", "weight": "体重终于降到60公斤以下了。",
+             "back": "腰椎间盘突出又犯了，只能躺着。", "rent": "房东说明年要涨房租。"},
+            (("我在锻炼吗", "run"), ("我瘦了多少", "weight"), ("我的腰怎么了", "back")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
