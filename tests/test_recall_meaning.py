@@ -452,6 +452,16 @@ class LifeTopicTest(RecallTest):
              "back": "腰椎间盘突出又犯了，只能躺着。", "rent": "房东说明年要涨房租。"},
             (("我在锻炼吗", "run"), ("我瘦了多少", "weight"), ("我的腰怎么了", "back")))
 
+    def test_a_move_a_legal_matter_the_heart_and_a_refund(self):
+        self.assert_each_finds_first(
+            {"lease": "We signed the lease for the new apartment in Brooklyn.",
+             "custody": "My lawyer says the custody hearing is in February.",
+             "chest": "Been having chest pains, cardiologist appointment on Monday.",
+             "refund": "Filed our taxes yesterday, getting a $1,200 refund.",
+             "car": "The transmission on my Honda is shot, mechanic quoted $4k."},
+            (("where are we moving?", "lease"), ("legal stuff going on?", "custody"), ("heart problems?", "chest"),
+             ("did I get money back?", "refund")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
