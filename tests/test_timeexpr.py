@@ -154,6 +154,8 @@ TABLE = [
     ("前几天", WED, "2026-02-26", "2026-03-02", "range", "relative"),
     ("3 days ago", WED, "2026-03-01", "2026-03-01", "day", "relative"),
     ("two weeks ago", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("two weekends ago", WED, "2026-02-21", "2026-02-22", "range", "relative"),
+    ("a weekend ago", WED, "2026-02-28", "2026-03-01", "range", "relative"),
     ("a week ago", WED, "2026-02-23", "2026-03-01", "week", "relative"),
     ("a month ago", WED, "2026-02-01", "2026-02-28", "month", "relative"),
     ("two years ago", WED, "2024-01-01", "2024-12-31", "year", "relative"),

@@ -86,6 +86,11 @@ def _unit(day, unit, k=0):
 
 
 def _ago(as_of, n, unit):
+    if unit == "weekend":  # two weekends ago: the weekend of the week two weeks back (last weekend's is one)
+        if n in ("few", "half"):
+            return None
+        lo, hi = _unit(as_of, "week", -n)
+        return lo + _TD(5), hi, "range"
     if n == "few":
         return _unit(as_of, unit, -FEW[1])[0], _unit(as_of, unit, -FEW[0])[1], "range"
     if n == "half":
@@ -396,7 +401,7 @@ _EN_RULES = [
      _en_rel_unit),
     ("monday tuesday wednesday thursday friday saturday sunday", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+"
         r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"), _en_weekday),
-    ("ago", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?\s+ago"),
+    ("ago", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|weekend|week|month|year)s?\s+ago"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
     ("day week month year", _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
         r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
