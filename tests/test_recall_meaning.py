@@ -98,6 +98,14 @@ class TimeChannelTest(RecallTest):
                 self.assertEqual(told_span(text, said), (None, None))
         self.assertEqual(told_span("went hiking last saturday", None), (None, None))
 
+    def test_a_holiday_in_a_question_lists_what_those_days_hold(self):
+        turkey = self.say("Ate way too much turkey at my in-laws'", day="2026-11-27T20:00:00Z")
+        self.say("Christmas shopping is stressing me out", day="2026-11-10T20:00:00Z")
+        out = self.probe("what did we do for Thanksgiving?", as_of="2026-12-01")
+        self.assertEqual(out["time"][0]["from"], "2026-11-26")
+        self.assertEqual(self.top_ids(out), [turkey])
+        self.assertEqual(self.top_ids(self.probe("感恩节干嘛了", as_of="2026-12-01")), [turkey])
+
     def test_a_bare_weekday_or_weekend_is_read_the_way_the_words_point(self):
         # said on Monday 30 November about Friday 27; on Wednesday 2 December about Friday 4
         dentist = self.say("周五去看了牙医，补了两颗", day="2026-11-30T09:00:00Z")

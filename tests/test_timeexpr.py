@@ -261,12 +261,35 @@ class ResolveTableTest(unittest.TestCase):
             # one pass finds each needle a plain substring test finds, overlapping ones too
             folded = text.translate(timeexpr._FOLD_I).lower()
             self.assertEqual(timeexpr._needles_in(text), {n for n in timeexpr._NEEDLES if n in folded}, text)
-        for needles, rx, _handler in timeexpr._RULES + timeexpr._BARE_RULES:
+        samples += ["去年圣诞节在哪过的", "2024年的国庆", "what did we do for Thanksgiving?", "New Year’s Eve 2025",
+                    "情人节送了什么", "平安夜", "跨年夜", "元旦", "万圣节", "劳动节", "last Valentine's Day", "xmas"]
+        for needles, rx, _handler in timeexpr._RULES + timeexpr._BARE_RULES + timeexpr._HOLIDAY_RULES:
             for text in samples:
                 for m in rx.finditer(text):
                     if m.end() > m.start():
                         folded = m.group().translate(timeexpr._FOLD_I).lower()
                         self.assertTrue(any(n in folded for n in needles), (rx.pattern[:60], m.group()))
+
+    def test_a_question_reads_a_holiday_in_the_year_its_words_point_to(self):
+        sat = D(2026, 12, 5)
+        cases = [("what did we do for Thanksgiving?", "2026-11-26", "2026-11-29"),
+                 ("what are we doing for Christmas?", "2026-12-24", "2026-12-26"),
+                 ("where was I last Christmas?", "2025-12-24", "2025-12-26"),
+                 ("Christmas 2024", "2024-12-24", "2024-12-26"),
+                 ("去年圣诞节在哪过的", "2025-12-24", "2025-12-26"),
+                 ("国庆去哪玩了", "2026-10-01", "2026-10-07"),
+                 ("元旦要去哪", "2027-01-01", "2027-01-01"),
+                 ("2024年的国庆", "2024-10-01", "2024-10-07"),
+                 ("thanksgiving 2023", "2023-11-23", "2023-11-26")]
+        for text, lo, hi in cases:
+            with self.subTest(text=text):
+                got = resolve(text, sat, lean="back", holidays=True)
+                self.assertEqual([(f["from"], f["to"]) for f in got], [(lo, hi)])
+        self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["from"], "2026-12-24")
+        self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["holiday"], "xmas")
+        # a text the archive holds is not dated by a holiday it names ("I love Christmas music")
+        self.assertEqual(resolve("I love Christmas music", sat), [])
+        self.assertEqual(resolve("去年圣诞节", sat)[0]["expression"], "去年")
 
     def test_letters_that_case_folding_reads_as_ascii_still_count(self):
         # re.I reads ſ as s and the Kelvin sign as k: the needles are looked for the same way.

@@ -429,7 +429,7 @@ _AHEAD_CN = Lazy(r"要(?!是)|打算|准备|计划|将要|得去|会去|想去")
 _BACK_EN = Lazy(r"(?<![a-z'])(?:did|was|were|had|went|got|saw|met|ate|spent|made|took|came|left|bought|ran|drove"
                 r"|flew|told|said|[a-z]{3,}ed)(?![a-z'])", re.I)
 _NOT_BACK_EN = frozenset("indeed exceed proceed succeed speed breed bleed seed feed weed need".split())
-_AHEAD_EN = Lazy(r"(?<![a-z])(?:will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|scheduled|supposed\s+to)"
+_AHEAD_EN = Lazy(r"(?<![a-z])(?:will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|plans?\s+for|scheduled|supposed\s+to)"
                  r"(?![a-z])|'ll(?![a-z])|(?<![a-z])(?:am|are|is)\s+(?:[a-z]+\s+)?[a-z]+ing(?![a-z])", re.I)
 
 
@@ -454,6 +454,65 @@ def _bare(m, as_of, lean):
     return _on(as_of - _TD(step))
 
 
+def _thanksgiving(year):
+    """The fourth Thursday of November, through the weekend after it."""
+    first = _dt.date(year, 11, 1)
+    thursday = first + _TD((3 - first.weekday()) % 7 + 21)
+    return thursday, thursday + _TD(3)
+
+
+# A holiday's days in a given year: (month, day, days) from that day, or a function of the year.
+_HOLIDAY_SPAN = {
+    "christmas eve": (12, 24, 1), "平安夜": (12, 24, 1), "christmas": (12, 24, 3), "xmas": (12, 24, 3),
+    "圣诞节": (12, 24, 3), "圣诞": (12, 24, 3), "new year's eve": (12, 31, 1), "跨年": (12, 31, 2),
+    "new year's day": (1, 1, 1), "元旦": (1, 1, 1), "halloween": (10, 31, 1), "万圣节": (10, 31, 1),
+    "valentine's day": (2, 14, 1), "valentines day": (2, 14, 1), "情人节": (2, 14, 1),
+    "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
+    "劳动节": (5, 1, 5), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
+}
+_YEAR_LEAD = {"last": -1, "去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1}
+
+
+def _holiday_days(name, year):
+    span = _HOLIDAY_SPAN[name]
+    if callable(span):
+        return span(year)
+    month, day, days = span
+    start = _dt.date(year, month, day)
+    return start, start + _TD(days - 1)
+
+
+def _holiday(m, as_of, lean):
+    """A holiday: in the year it names (2024, 去年, this), else the last one (last) or the one the
+    words point to: the latest begun by as_of (back) or the first not yet over (ahead)."""
+    name, lead = _key(m["h"]).replace("’", "'"), _key(m["p"] or "")
+    if m["y"]:
+        lo, hi = _holiday_days(name, int(m["y"]))
+        return lo, hi, "range", "absolute", m["h"]
+    if lead in ("this", "今年", "明年", "next", "去年"):
+        lo, hi = _holiday_days(name, as_of.year + _YEAR_LEAD[lead])
+        return lo, hi, "range", "relative", m["h"]
+    lo, hi = _holiday_days(name, as_of.year)
+    if lead == "last" or lean == "back":
+        if lo > as_of:
+            lo, hi = _holiday_days(name, as_of.year - 1)
+        if lead == "last" and hi >= as_of:  # not the one under way
+            lo, hi = _holiday_days(name, as_of.year - 1)
+    elif lean == "ahead":
+        if hi < as_of:
+            lo, hi = _holiday_days(name, as_of.year + 1)
+    else:
+        return None
+    return lo, hi, "range", "relative", m["h"]
+
+
+_HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|xmas|new\s+year['’]s\s+(?:eve|day)"
+                 r"|halloween|valentine['’]?s\s+day|fourth\s+of\s+july|independence\s+day|thanksgiving)"
+                 r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
+_HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>去年|今年|明年)的?)?"
+               r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节)")
+
+
 # Digits must stand alone: file_2025-03-05.txt and cap-2026-11-30-x are ids.
 _ISO_RULE = (
     r"(?<![A-Za-z0-9_\-/.:#@])(?P<y>(?:19|20)\d{2})(?P<sep>[-/])(?P<m>\d{1,2})"
@@ -476,10 +535,16 @@ _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
 # Bare weekdays and weekends: read only in a direction.
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
+# Holidays, read only in a question (resolve(holidays=True)): a text that names Christmas is seldom
+# about the day it would be read as.
+_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩", _HOLIDAY_CN, _holiday),
+                  _rule("christmas xmas year halloween valentine july independence thanksgiving", _HOLIDAY_EN, _holiday,
+                        re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
 # so they may overlap), and with it the needles inside it (day in today). Asking each rule in turn
 # cost a fifth more than running the rules when importing.
-_NEEDLES = sorted({n for needles, _rx, _h in _RULES + _BARE_RULES for n in needles}, key=lambda n: (-len(n), n))
+_NEEDLES = sorted({n for needles, _rx, _h in _RULES + _BARE_RULES + _HOLIDAY_RULES for n in needles},
+                  key=lambda n: (-len(n), n))
 _FIND_NEEDLES = Lazy("(?=(" + "|".join(map(re.escape, _NEEDLES)) + "))")
 _INSIDE = {n: frozenset(m for m in _NEEDLES if m in n) for n in _NEEDLES}
 
@@ -498,13 +563,14 @@ def _rules(found, rules=_RULES):
 
 # ---------------------------------------------------------------- public API
 
-def resolve(text, as_of, lean=None):
+def resolve(text, as_of, lean=None, holidays=False):
     """Every time expression in `text`, in order, resolved against `as_of`.
 
     Overlapping readings are settled longest first (2025年3月5日 is one
     expression, not 2025年 + 3月 + 5日). Anything inside a URL or e-mail
     address is ignored. `lean` ("back" or "ahead") is the direction a bare
     weekday or weekend is read in when the text itself does not say (lean_of).
+    `holidays`: read holidays too (圣诞节, last Thanksgiving, 去年国庆), as a question does.
     """
     if isinstance(as_of, _dt.datetime):
         as_of = as_of.date()
@@ -517,9 +583,11 @@ def resolve(text, as_of, lean=None):
     found_needles = _needles_in(norm)
     rules = _rules(found_needles)
     bare = _rules(found_needles, _BARE_RULES)
-    direction = (lean_of(norm) or lean) if bare else None
-    if direction:
-        rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in bare]
+    named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
+    direction = (lean_of(norm) or lean) if bare or named else None
+    # a bare weekday is left alone when the words point nowhere; a holiday can still name its year
+    directed = (bare if direction else []) + named
+    rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in directed]
     for rx, handler in rules:
         for m in rx.finditer(norm):
             s, e = m.span()
@@ -540,8 +608,9 @@ def resolve(text, as_of, lean=None):
         if all(e <= ts or te <= s for ts, te, _ in taken):
             taken.append((s, e, got))
     return [
-        {"expression": text[s:e], "start": s, "end": e, "from": got[0].isoformat(),
-         "to": got[1].isoformat(), "precision": got[2], "kind": (got[3:] or ("relative",))[0]}
+        dict({"expression": text[s:e], "start": s, "end": e, "from": got[0].isoformat(),
+              "to": got[1].isoformat(), "precision": got[2], "kind": (got[3:] or ("relative",))[0]},
+             **({"holiday": got[4]} if len(got) > 4 else {}))  # the holiday's name is a word of the text too
         for s, e, got in sorted(taken, key=lambda c: c[0]) if got
     ]
 

@@ -22,10 +22,10 @@ FOCUSED_TERMS = 8  # a question of at most this many content words is about its 
 
 
 def _rest(q):
-    """The query's text with its time expressions taken out."""
+    """The query's text with its time expressions taken out (a holiday's name stays: it is content too)."""
     rest = q.raw
     for found in sorted(q.times, key=lambda t: -t["start"]):
-        rest = rest[:found["start"]] + " " + rest[found["end"]:]
+        rest = rest[:found["start"]] + " " + found.get("holiday", "") + " " + rest[found["end"]:]
     return rest
 
 
