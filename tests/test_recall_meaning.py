@@ -68,6 +68,11 @@ class TimeChannelTest(RecallTest):
         self.assertEqual(out["top"][0]["why"], {"channel": "time", "expression": "前年八月", "from": "2024-08-01",
                                                 "to": "2024-08-31"})
 
+    def test_a_time_the_question_repeats_is_shown_once(self):
+        out = self.probe("上周上周上周 what happened last week, last week?", as_of=self.AS_OF)
+        self.assertEqual([(t["from"], t["to"]) for t in out["time"]], [("2026-11-16", "2026-11-22")] * 2)
+        self.assertEqual(len({t["expression"] for t in out["time"]}), 2)  # 上周 and last week, once each
+
     def test_what_happened_last_week(self):
         for question in ("What happened last week?", "How was last week?", "上周我都干了什么"):
             out = self.probe(question, as_of=self.AS_OF)

@@ -69,6 +69,16 @@ def associations(q, channels, rows, routes, lexical_keys):
     return out, seeds
 
 
+def _distinct_times(times):
+    """The time expressions a result shows: each reading once, however often the text repeats it."""
+    out = []
+    for t in times:
+        shown = {k: t[k] for k in ("expression", "from", "to", "precision")}
+        if shown not in out:
+            out.append(shown)
+    return out
+
+
 def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit=DEFAULT_LIMIT, offset=0,
           expand=None, domain=None, capture_id=None, maintenance=False, budget=DEFAULT_BUDGET, per_episode=3,
           now=None, turn_id=None, words_if_found=False):
@@ -201,7 +211,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
                 "summary_only": sum(1 for r in out_rows if r["evidence_fidelity"] == "summary_only")}
     result = {
         "query": query, "status": status, "scope": scope, "mode": mode,
-        "tokens": tokens, "time": [{k: t[k] for k in ("expression", "from", "to", "precision")} for t in q.times],
+        "tokens": tokens, "time": _distinct_times(q.times),
         "top": out_rows,
         "channels": {ch: [{"id": all_rows[d]["key"][2:], "score": round(s, 3)} for d, s, _x in channel_lists.get(ch, [])[:5]]
                      for ch in CHANNELS},
