@@ -69,7 +69,8 @@ class Query:
             from .timeexpr import resolve
             self.times = resolve(self.raw, self.today, lean="back", holidays=True)  # a question to the memory looks back
             # a holiday's name is what the question is about, not only when (any plans for xmas?)
-            self.time_words = " ".join(t["expression"].replace(t.get("holiday", "\0"), " ") for t in self.times)
+            self.time_words = " ".join(t["expression"].replace(t["holiday"], " ") if "holiday" in t else t["expression"]
+                                       for t in self.times)
 
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""

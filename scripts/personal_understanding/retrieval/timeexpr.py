@@ -392,27 +392,33 @@ def _en_past(m, as_of):
     return _past(as_of, _num(m["n"]) if m["n"] else 1, _unit_of(m["u"]))
 
 
+_MONTH_NEEDLES = " ".join(_MONTHS)
+# (needles, pattern, handler): see _rule
 _EN_RULES = [
-    ("today tonight yesterday tomorrow night morning afternoon evening", _w(r"(?:the\s+)?(?P<w>day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight"
+    ("today tonight yesterday tomorrow night morning afternoon evening",
+     _w(r"(?:the\s+)?(?P<w>day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight"
         r"|yesterday|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))(?:['’]s)?"),
      lambda m, a: _on(a + _TD(_EN_DAY[_key(m["w"])]))),
     ("before after", _w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
     ("week month year", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
      _en_rel_unit),
-    ("monday tuesday wednesday thursday friday saturday sunday", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+"
-        r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"), _en_weekday),
+    (" ".join(_WEEKDAYS),
+     _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday"
+        r"|sunday)"), _en_weekday),
     ("ago", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|weekend|week|month|year)s?\s+ago"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
-    ("day week month year", _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
+    ("day week month year",
+     _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
         r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
     ("late recent days", _w(r"lately|recently|these\s+days|nowadays|of\s+late"),
      lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
-    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
-    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    (_MONTH_NEEDLES, _w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
+    (_MONTH_NEEDLES, _w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
     ("19 20", _w(rf"(?:(?:in|during)\s+)?{_MON_EN},?\s+(?:of\s+)?{_YR_EN}"), _en_month),
-    ("jan feb mar apr may jun jul aug sep oct nov dec", _w(rf"(?:(?P<p>in|during|last|this|next|early|late|mid)\s+(?:the\s+month\s+of\s+)?)?{_MON_EN}"),
-     _en_month),
-    ("spring summer autumn fall winter", _w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
+    (_MONTH_NEEDLES,
+     _w(rf"(?:(?P<p>in|during|last|this|next|early|late|mid)\s+(?:the\s+month\s+of\s+)?)?{_MON_EN}"), _en_month),
+    ("spring summer autumn fall winter",
+     _w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
         rf"(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YR_EN})?"), _en_season),
     ("19 20", _w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year)\s+{_YR_EN}"),
      lambda m, a: (*_year(int(m["y"])), "year", "absolute")),
@@ -429,8 +435,9 @@ _AHEAD_CN = Lazy(r"要(?!是)|打算|准备|计划|将要|得去|会去|想去")
 _BACK_EN = Lazy(r"(?<![a-z'])(?:did|was|were|had|went|got|saw|met|ate|spent|made|took|came|left|bought|ran|drove"
                 r"|flew|told|said|[a-z]{3,}ed)(?![a-z'])", re.I)
 _NOT_BACK_EN = frozenset("indeed exceed proceed succeed speed breed bleed seed feed weed need".split())
-_AHEAD_EN = Lazy(r"(?<![a-z])(?:will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|plans?\s+for|scheduled|supposed\s+to)"
-                 r"(?![a-z])|'ll(?![a-z])|(?<![a-z])(?:am|are|is)\s+(?:[a-z]+\s+)?[a-z]+ing(?![a-z])", re.I)
+_AHEAD_EN = Lazy(r"(?<![a-z])(?:will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|plans?\s+for|scheduled"
+                 r"|supposed\s+to)(?![a-z])|'ll(?![a-z])|(?<![a-z])(?:am|are|is)\s+(?:[a-z]+\s+)?[a-z]+ing(?![a-z])",
+                 re.I)
 
 
 def lean_of(text):

@@ -405,8 +405,9 @@ def stem(word):
     becomes its base (bought -> buy, ran -> run, children -> child;
     resources/lexicon/irregular_en.txt). Then, on words of 4+ letters: plurals
     (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
-    -ss/-us/-is; news, lens, series and species are no plurals); then a noun's -ment, -ness, -sion or -tion when enough of the
-    word stays (retirement -> retire; station keeps it); else -ing or -ed (not
+    -ss/-us/-is; news, lens, series and species are no plurals); then a
+    noun's -ment, -ness, -sion or -tion when enough of the word stays
+    (retirement -> retire; station keeps it); else -ing or -ed (not
     -eed) when a vowel stays, undoubling a final double consonant other than
     l/s/z (running -> run); else -ly after a stem of 4+ letters that does not
     look like part of the word (family, supply, butterfly keep it). Finally a
@@ -496,4 +497,4 @@ def _strip_inflection(w, cut):
     return True, base
 
 
-_PHRASAL = _phrasal_words()
+_PHRASAL = _phrasal_words()  # here, after stem, which it uses
