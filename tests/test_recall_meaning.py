@@ -475,6 +475,13 @@ class LifeTopicTest(RecallTest):
             (("where are we moving?", "lease"), ("legal stuff going on?", "custody"), ("heart problems?", "chest"),
              ("did I get money back?", "refund")))
 
+    def test_education_reaches_a_degree_and_medication_a_named_drug(self):
+        self.assert_each_finds_first(
+            {"masters": "I'm thinking about going back to school for a master's in data science.",
+             "pills": "Started taking antidepressants, doctor says give it 6 weeks.",
+             "gym": "I quit my gym membership, going to run outside instead."},
+            (("am I considering more education?", "masters"), ("am I on any medication?", "pills")))
+
     def test_questions_about_health_hobbies_plans_spending_and_trips(self):
         self.assert_each_finds_first(
             {"hospital": "我爸住院了，心脏不太好，这周都在医院陪他", "pottery": "Signed up for a pottery class on Thursdays",
