@@ -342,7 +342,8 @@ class TopicTest(RecallTest):
         self.assertNotIn(self.old_sushi_talk, ids[:2])  # sushi is food, but not from last week
 
 
-SAID_ON = "2026-11-30T12:00:00Z"  # questions below ask as of 2026-12-01, whatever today is
+SAID_ON = "2026-11-30T12:00:00Z"  # questions below ask the day after (ASKED_ON), whatever today is
+ASKED_ON = "2026-12-01"
 
 
 class LifeTopicTest(RecallTest):
@@ -358,12 +359,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out), [quarrel])
         self.assertEqual(out["top"][0]["why"]["stands_for"]["生气"]["query_word"], "feeling")
 
+    def asked(self, question):
+        """The ids of the rows a question finds, asked the day after SAID_ON."""
+        return self.top_ids(self.probe(question, as_of=ASKED_ON))
+
     def assert_each_finds_first(self, messages, cases):
         """Say each message (the day before the questions' as_of); then each question's first row is the message it names."""
         said = {name: self.say(text, day=SAID_ON) for name, text in messages.items()}
         for question, expected in cases:
-            out = self.probe(question, as_of="2026-12-01")
-            self.assertEqual(self.top_ids(out)[:1], [said[expected]], question)
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         return said
 
     def test_a_question_about_money_reaches_the_loan_paid_off_and_the_first_paycheck(self):
@@ -371,7 +375,7 @@ class LifeTopicTest(RecallTest):
             "loans": "Finally paid off my student loans today!!", "pay": "My first paycheck from the new job came in",
             "bp": "我爸的血压又高了，医生让他少吃盐。", "kids": "We're raising the kids to speak two languages"}.items()}
         for question in ("any good financial news?", "how are my finances?"):
-            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            ids = self.asked(question)
             self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
 
     def test_the_doctors_words_are_health_and_preparing_for_an_exam_is_the_exam(self):
@@ -390,7 +394,7 @@ class LifeTopicTest(RecallTest):
              "rent": "My landlord is raising the rent by 15% in January."},
             (("whose birthday is coming up?", "birthday"), ("anniversary gifts?", "anniversary"),
              ("我最近有什么爱好", "bread")))
-        self.assertIn(said["flood"], self.top_ids(self.probe("what happened to the house?", as_of="2026-12-01")))
+        self.assertIn(said["flood"], self.asked("what happened to the house?"))
 
     def test_news_is_not_new_and_lifes_big_events_are_found_by_their_plain_names(self):
         said = self.assert_each_finds_first(
@@ -405,7 +409,7 @@ class LifeTopicTest(RecallTest):
              ("any accidents?", "car"), ("am I engaged?", "proposal"), ("college news for the kids?", "college"),
              ("how's my mental health?", "anxiety")))
         # "news" is no plural of "new": a question about news does not find every new thing
-        self.assertNotIn(said["house"], self.top_ids(self.probe("any career news?", as_of="2026-12-01")))
+        self.assertNotIn(said["house"], self.asked("any career news?"))
 
     def test_lifes_big_events_in_chinese_are_found_by_their_plain_names(self):
         said = self.assert_each_finds_first(
@@ -415,7 +419,7 @@ class LifeTopicTest(RecallTest):
              "trip": "老公出差去了深圳，要待两个星期。"},
             (("家里有人去世吗", "grandma"), ("我们现在住哪", "house"), ("出过什么事故吗", "crash"),
              ("我订婚了吗", "proposal"), ("我的心理状况", "mind")))
-        self.assertIn(said["son"], self.top_ids(self.probe("孩子升学的事", as_of="2026-12-01")))
+        self.assertIn(said["son"], self.asked("孩子升学的事"))
 
     def test_a_film_seen_a_burnout_a_purchase_and_a_pregnancy(self):
         said = self.assert_each_finds_first(
@@ -425,7 +429,7 @@ class LifeTopicTest(RecallTest):
              "pregnant": "My sister Amy called, she's pregnant with twins!",
              "vitamins": "I keep forgetting to take my vitamins in the morning."},
             (("what movies have I seen?", "film"), ("am I stressed?", "burnout"), ("what did I buy?", "shoes")))
-        self.assertIn(said["pregnant"], self.top_ids(self.probe("who is having a baby?", as_of="2026-12-01")))
+        self.assertIn(said["pregnant"], self.asked("who is having a baby?"))
 
     def test_a_phrasal_verb_is_found_by_the_word_it_means(self):
         self.assert_each_finds_first(
@@ -441,7 +445,7 @@ class LifeTopicTest(RecallTest):
              "guitar": "最近在学吉他，每天练半小时。"},
             (("我喝酒了吗", "drinks"),))
         checkup = self.say("下周五要去医院复查甲状腺。", day="2026-12-01T09:00:00Z")
-        out = self.probe("下周有什么安排", as_of="2026-12-01")  # 安排 asks what the week holds
+        out = self.probe("下周有什么安排", as_of=ASKED_ON)  # 安排 asks what the week holds
         self.assertEqual(self.top_ids(out), [checkup])
         self.assertNotIn(said["japan"], self.top_ids(out))
 
@@ -455,7 +459,7 @@ class LifeTopicTest(RecallTest):
              ("what do I do on weekends?", "saturdays")))
         # a weekend that names a time still lists that weekend first, not every Saturday ever said
         hike = self.say("Went hiking with Amy, the views were great", day="2026-11-28T15:00:00Z")
-        out = self.probe("what did I do last weekend?", as_of="2026-12-01")
+        out = self.probe("what did I do last weekend?", as_of=ASKED_ON)
         self.assertEqual(self.top_ids(out)[:1], [hike])
         self.assertNotIn(said["keys"], self.top_ids(out))
 
@@ -546,10 +550,10 @@ class LifeTopicTest(RecallTest):
                 self.say("Pulled my calf at football on Sunday", day=SAID_ON)}
         car = self.say("I finally sold my old Honda Civic for $4,200", day=SAID_ON)
         for question in ("我的腿怎么了", "what's wrong with my legs"):
-            self.assertEqual(set(self.top_ids(self.probe(question, as_of="2026-12-01"))[:2]), legs, question)
-        self.assertEqual(self.top_ids(self.probe("我换车了吗", as_of="2026-12-01")), [car])
+            self.assertEqual(set(self.asked(question)[:2]), legs, question)
+        self.assertEqual(self.asked("我换车了吗"), [car])
         dad = self.say("我爸爬到一半就说腿软", day=SAID_ON)  # says the word itself: it leads, the others still come
-        self.assertEqual(set(self.top_ids(self.probe("我的腿怎么了", as_of="2026-12-01"))[:3]) - {dad}, legs)
+        self.assertEqual(set(self.asked("我的腿怎么了")[:3]) - {dad}, legs)
 
     def test_a_pet_by_its_breed_a_diet_without_meat_and_gear_for_exercise(self):
         said = self.assert_each_finds_first(
@@ -557,7 +561,7 @@ class LifeTopicTest(RecallTest):
              "bike": "Bought a used Peloton, trying to ride 4 times a week", "cat": "家里的橘猫又胖了两斤"},
             (("What's my dog's name?", "dog"), ("Do I eat meat?", "diet"), ("我吃肉吗", "diet"),
              ("What exercise equipment do I own?", "bike"), ("我的猫怎么样了", "cat")))
-        self.assertEqual(set(self.top_ids(self.probe("Do I have a pet?", as_of="2026-12-01"))), {said["dog"], said["cat"]})
+        self.assertEqual(set(self.asked("Do I have a pet?")), {said["dog"], said["cat"]})
 
     def test_job_hunting_reaches_the_interview_and_insomnia_the_poor_sleep(self):
         self.assert_each_finds_first(
@@ -673,7 +677,7 @@ class LifeTopicTest(RecallTest):
         outing = self.say("公司团建去了千岛湖，玩得很开心", day=SAID_ON)
         concert = self.say("和闺蜜小美去看了周杰伦的演唱会", day=SAID_ON)
         for question in ("最近有什么烦心事", "what's been worrying me"):
-            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            ids = self.asked(question)
             self.assertEqual(set(ids[:2]), {burden, sleepless}, question)
             self.assertNotIn(outing, ids, question)
         self.assertEqual(self.top_ids(self.probe("我睡得好吗"))[:1], [sleepless])
@@ -695,7 +699,7 @@ class LifeTopicTest(RecallTest):
         filling = self.say("约了下周三去补牙，有点怕", day=SAID_ON)
         rent = self.say("Our landlord wants to raise the rent next year", day=SAID_ON)
         for question in ("when is my dental appointment?", "我什么时候去看牙", "do I have any dentist appointments"):
-            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            ids = self.asked(question)
             self.assertEqual(set(ids[:2]), {crown, filling}, question)
             self.assertNotIn(rent, ids, question)
 
@@ -706,7 +710,7 @@ class LifeTopicTest(RecallTest):
         movie = self.say("和小美去看了电影，三个小时有点长", day=SAID_ON)
         for question, expected in (("我和谁闹矛盾了", fight), ("who did I argue with", fight),
                                    ("家里人身体怎么样", sugar), ("how is my dad's diabetes", sugar)):
-            ids = self.top_ids(self.probe(question, as_of="2026-12-01"))
+            ids = self.asked(question)
             self.assertEqual(ids[:1], [expected], question)
             self.assertNotIn(movie, ids, question)
 
