@@ -91,10 +91,7 @@ def query_terms(q, text):
     _unseen_words_as_their_tails(recall, terms)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
-        rest_text = text
-        for found in q.times:
-            rest_text = rest_text.replace(found["expression"], " ")
-        rest = weighted_terms(rest_text, lex)
+        rest = weighted_terms(q.rest, lex)
         for term in weighted_terms(q.time_words, lex):
             if term in terms and term not in rest:
                 terms[term] *= TIME_WORD_WEIGHT

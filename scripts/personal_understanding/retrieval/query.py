@@ -64,13 +64,19 @@ class Query:
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw
-        self.time_words = ""
+        self.time_words = ""  # the words of its time expressions ...
+        self.rest = self.raw  # ... and the text without them
         if self.raw:
             from .timeexpr import resolve
             self.times = resolve(self.raw, self.today, lean="back", holidays=True)  # a question to the memory looks back
-            # a holiday's name is what the question is about, not only when (any plans for xmas?)
-            self.time_words = " ".join(t["expression"].replace(t["holiday"], " ") if "holiday" in t else t["expression"]
-                                       for t in self.times)
+            # A holiday's name is what the question is about, not only when (any plans for xmas?): it stays in
+            # the rest and is not a time word.
+            words = []
+            for found in sorted(self.times, key=lambda t: -t["start"]):
+                name = found.get("holiday", "")
+                words.insert(0, found["expression"].replace(name, " ") if name else found["expression"])
+                self.rest = self.rest[:found["start"]] + " " + name + " " + self.rest[found["end"]:]
+            self.time_words = " ".join(words)
 
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""

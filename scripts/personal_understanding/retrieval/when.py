@@ -21,18 +21,10 @@ ASKS_WHEN = re.compile(
 FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
 
 
-def _rest(q):
-    """The query's text with its time expressions taken out (a holiday's name stays: it is content too)."""
-    rest = q.raw
-    for found in sorted(q.times, key=lambda t: -t["start"]):
-        rest = rest[:found["start"]] + " " + found.get("holiday", "") + " " + rest[found["end"]:]
-    return rest
-
-
 def content_terms(q):
     """The query's terms once its time expressions and question-frame words are taken out."""
     frame = frame_terms()
-    return [t for t in weighted_terms(_rest(q), q.recall.lexicon()) if t not in frame]
+    return [t for t in weighted_terms(q.rest, q.recall.lexicon()) if t not in frame]
 
 
 def is_time_only(q):
@@ -47,7 +39,7 @@ def is_time_only(q):
         return True
     if any(q.recall.df(terms).values()):
         return False
-    found = knowledge.load().expansions(_rest(q), q.recall.lexicon(), topics=widens(terms))
+    found = knowledge.load().expansions(q.rest, q.recall.lexicon(), topics=widens(terms))
     stand_ins = {t for _surface, targets in found for t in targets}
     return not any(q.recall.df(sorted(stand_ins)).values())
 
