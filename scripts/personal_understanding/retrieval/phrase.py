@@ -69,7 +69,7 @@ def overlap_docs(recall, phrase, limit=READS):
     return found[:limit]
 
 
-def text_of(ai, row):
+def _text_of(ai, row):
     key = row["key"]
     if key.startswith("c:") and row.get("title") is not None and len(row["title"]) < TITLE_CHARS:
         return row["title"]  # the index keeps a capture's first characters: a short one is all there
@@ -90,7 +90,7 @@ def folded_text(ai, doc, rows, cache):
     """A document's text in comparison form, read once per query (`cache`: {doc: text})."""
     text = cache.get(doc)
     if text is None:
-        text = cache[doc] = fold(text_of(ai, rows[doc]))
+        text = cache[doc] = fold(_text_of(ai, rows[doc]))
     return text
 
 
