@@ -477,7 +477,7 @@ _HOLIDAY_SPAN = {
     "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
     "劳动节": (5, 1, 5), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
 }
-_YEAR_LEAD = {"last": -1, "去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1}
+_YEAR_LEAD = {"去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1}  # "last" is the latest one over, not last year's
 
 
 def _holiday_days(name, year):
@@ -496,7 +496,7 @@ def _holiday(m, as_of, lean):
     if m["y"]:
         lo, hi = _holiday_days(name, int(m["y"]))
         return lo, hi, "range", "absolute", m["h"]
-    if lead in ("this", "今年", "明年", "next", "去年"):
+    if lead in _YEAR_LEAD:
         lo, hi = _holiday_days(name, as_of.year + _YEAR_LEAD[lead])
         return lo, hi, "range", "relative", m["h"]
     lo, hi = _holiday_days(name, as_of.year)
