@@ -463,6 +463,23 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out)[:1], [hike])
         self.assertNotIn(said["keys"], self.top_ids(out))
 
+    def test_writing_baking_and_eating_out_reach_the_novel_the_cake_and_the_curry(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "novel": "I finally submitted my novel manuscript to three literary agents.",
+            "essay": "我把那篇散文投给了杂志，等消息。",
+            "cake": "Dad's 70th birthday party is on the 14th, I'm in charge of the cake.",
+            "mooncakes": "周末在家做了一盒月饼送邻居。",
+            "curry": "Tried the new Thai place downtown, the green curry was amazing.",
+            "sichuan": "公司楼下新开了一家川菜，水煮鱼很正宗。",
+            "dog": "Biscuit had surgery on his paw today."}.items()}
+        for questions, found in ((("how is my writing going?", "我最近在写作吗"), {"novel", "essay"}),
+                                 (("what am I baking for?", "我烘焙了什么"), {"cake", "mooncakes"}),
+                                 (("any good restaurants I found?", "附近有什么好餐厅"), {"curry", "sichuan"})):
+            for question in questions:  # either language reaches the words of both
+                ids = self.asked(question)
+                self.assertEqual(set(ids[:2]), {said[name] for name in found}, question)
+                self.assertNotIn(said["dog"], ids, question)
+
     def test_running_losing_weight_and_the_lower_back_in_chinese(self):
         self.assert_each_finds_first(
             {"run": "这个月开始每天早上跑五公里。", "weight": "体重终于降到60公斤以下了。",
