@@ -480,6 +480,15 @@ class LifeTopicTest(RecallTest):
                 self.assertEqual(set(ids[:2]), {said[name] for name in found}, question)
                 self.assertNotIn(said["dog"], ids, question)
 
+    def test_eyes_teeth_a_jab_and_a_loan_reach_the_cataract_the_dentist_the_vaccine_and_the_mortgage(self):
+        said = self.assert_each_finds_first(
+            {"cataract": "我妈下个月要做白内障手术，有点担心。", "flu": "周六带儿子去打了流感疫苗，他哭得很厉害。",
+             "mortgage": "公司年终奖发了三个月工资，准备还一部分房贷。", "move": "老家的房子要拆迁了，爸妈在商量补偿的事。",
+             "grades": "女儿这学期数学考了全班第一，奖励她去迪士尼。", "dentist": "Dentist says I need two fillings, ugh."},
+            (("我妈的眼睛怎么了", "cataract"), ("孩子打针了吗", "flu"), ("我们家的贷款", "mortgage"),
+             ("how are my teeth?", "dentist")))
+        self.assertNotIn(said["dentist"], self.asked("how are my eyes?"))
+
     def test_running_losing_weight_and_the_lower_back_in_chinese(self):
         self.assert_each_finds_first(
             {"run": "这个月开始每天早上跑五公里。", "weight": "体重终于降到60公斤以下了。",
