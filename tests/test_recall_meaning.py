@@ -463,6 +463,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.top_ids(out)[:1], [hike])
         self.assertNotIn(said["keys"], self.top_ids(out))
 
+    def test_a_one_character_kin_word_counts_as_a_whole_word(self):
+        """我妈 is how people say "my mum": a question about her and something never said still finds her."""
+        surgery = self.say("我妈下个月要做白内障手术，有点担心。")
+        for text in ("女儿这学期数学考了全班第一，奖励她去迪士尼。", "公司年终奖发了三个月工资，准备还一部分房贷。",
+                     "最近在学游泳，已经能游二十五米了。", "周六带儿子去打了流感疫苗，他哭得很厉害。"):
+            self.say(text)
+        for question in ("我妈的签证办好了吗", "我妈的快递到了吗"):  # 签证, 快递: said nowhere
+            self.assertEqual(self.top_ids(self.probe(question))[:1], [surgery], question)
+
     def test_writing_baking_and_eating_out_reach_the_novel_the_cake_and_the_curry(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "novel": "I finally submitted my novel manuscript to three literary agents.",

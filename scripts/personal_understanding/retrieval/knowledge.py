@@ -116,6 +116,8 @@ class Thesaurus:
         for name, words in relations.items():
             for word in words:
                 self.sets.add(word, words + narrow.get(name, []), "kinship")
+        # 妈, 哥, 姐: one character that names a relation says as much as a whole word (我妈下周做手术)
+        self.kin_chars = frozenset(w for words in relations.values() for w in words if len(w) == 1 and _is_cjk(w))
         cover_sets = {cover: frozenset(names) for cover, names in covers.items()}
         for cover, names in covers.items():
             missing = [n for n in names if n not in relations]

@@ -80,7 +80,7 @@ def query_terms(q, text):
     recall = q.recall
     lex = recall.lexicon()
     routes = _alias_routes(recall, text)
-    alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1}
+    alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1} | knowledge.load().kin_chars
     summed = weighted_terms(text, lex)
     strongest = weighted_terms(text, lex, collapse=True)
     # A word the user repeats is what the message is about: it counts a little more, not n times.
