@@ -79,6 +79,19 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_part_of_a_month_and_this_time_last_year_list_only_those_days(self):
+        # AS_OF 2026-11-27: the first week of November is 1-7, 去年这个时候 2025-11-12..12-12
+        early = self.say("Flew to Chicago for the client workshop", day="2026-11-03T09:00:00Z")
+        year_ago = self.say("第一次去滑雪，摔了好多次", day="2025-11-30T10:00:00Z")
+        spring = self.say("搬进了新公寓", day="2025-04-02T10:00:00Z")
+        for question in ("what happened in the first week of November?", "11月初我干了什么"):
+            ids = self.top_ids(self.probe(question, as_of=self.AS_OF))
+            self.assertEqual(ids, [early], question)  # not the air fryer (the 17th) nor the dentist (the 19th)
+        for question in ("去年这个时候我在干嘛", "what was I doing this time last year?"):
+            ids = self.top_ids(self.probe(question, as_of=self.AS_OF))
+            self.assertEqual(ids, [year_ago], question)  # not the whole of 2025
+            self.assertNotIn(spring, ids)
+
     def test_a_turn_about_an_earlier_day_is_in_that_days_window(self):
         # said on Wednesday 2 December about Saturday 28 November; asked on Friday 4 December
         hike = self.say("went hiking at Mt Tam with Jess last saturday, my legs are dead", day="2026-12-02T09:00:00Z")

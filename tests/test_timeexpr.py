@@ -68,6 +68,32 @@ TABLE = [
     ("this month", WED, "2026-03-01", "2026-03-31", "month", "relative"),
     ("next month", WED, "2026-04-01", "2026-04-30", "month", "relative"),
     ("the month before last", WED, "2026-01-01", "2026-01-31", "month", "relative"),
+    # a part of a month or year, said before or after it
+    ("三月初", WED, "2026-03-01", "2026-03-10", "range", "relative"),
+    ("上个月底", WED, "2026-02-21", "2026-02-28", "range", "relative"),
+    ("十二月中旬", WED, "2025-12-11", "2025-12-20", "range", "relative"),
+    ("11月第一周", WED, "2025-11-01", "2025-11-07", "range", "relative"),
+    ("二月最后一周", WED, "2026-02-22", "2026-02-28", "range", "relative"),
+    ("月初", WED, "2026-03-01", "2026-03-10", "range", "relative"),
+    ("年底", WED, "2026-11-01", "2026-12-31", "range", "relative"),
+    ("去年年底", WED, "2025-11-01", "2025-12-31", "range", "relative"),
+    ("今年上半年", WED, "2026-01-01", "2026-06-30", "range", "relative"),
+    ("early March", WED, "2026-03-01", "2026-03-10", "range", "relative"),
+    ("mid-February", WED, "2026-02-11", "2026-02-20", "range", "relative"),
+    ("late January", WED, "2026-01-21", "2026-01-31", "range", "relative"),
+    ("the first week of February", WED, "2026-02-01", "2026-02-07", "range", "relative"),
+    ("the last week of February", WED, "2026-02-22", "2026-02-28", "range", "relative"),
+    ("the second half of January", WED, "2026-01-16", "2026-01-31", "range", "relative"),
+    ("the end of last month", WED, "2026-02-21", "2026-02-28", "range", "relative"),
+    ("the beginning of last year", WED, "2025-01-01", "2025-02-28", "range", "relative"),
+    ("the end of March 2025", WED, "2025-03-21", "2025-03-31", "range", "absolute"),
+    ("early 2025", WED, "2025-01-01", "2025-02-28", "range", "absolute"),
+    # the same time of an earlier year: its day, or the month around it
+    ("去年这个时候", WED, "2025-02-17", "2025-03-19", "range", "relative"),
+    ("两年前的今天", WED, "2024-03-04", "2024-03-04", "day", "relative"),
+    ("去年的今天", LEAP, "2023-03-15", "2023-03-15", "day", "relative"),
+    ("this time last year", WED, "2025-02-17", "2025-03-19", "range", "relative"),
+    ("on this day two years ago", WED, "2024-03-04", "2024-03-04", "day", "relative"),
     # years
     ("去年", WED, "2025-01-01", "2025-12-31", "year", "relative"),
     ("今年", WED, "2026-01-01", "2026-12-31", "year", "relative"),
@@ -411,7 +437,7 @@ class NoFalsePositiveTest(unittest.TestCase):
         "目前年轻人很多", "说明年龄", "聪明天才", "以后天天加班", "之前天气很好",
         "那年冬天", "每年三月", "25年3月", "几月前", "半天前", "一百年前", "过年前",
         "小时候", "上大学的时候", "高中的时候", "小时候上大学的时候", "12025年", "in 2019-2020",
-        "meet at 10:30", "1,2019 people",
+        "meet at 10:30", "1,2019 people", "每月初交房租", "岁月", "at the end of the day",
     ]
 
     def test_quiet_texts(self):

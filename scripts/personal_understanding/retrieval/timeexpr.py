@@ -37,6 +37,14 @@ Semantics where usage is ambiguous (as_of is "today"):
   这两年, the past 2 weeks): from the same day N units back through as_of.
 - N units ago is the whole calendar unit N back (三个月前 is a month). 半年前 is
   the month six back; 半个月前 the week holding the day 15 days back.
+- A part of a month said beside it (三月初, 上个月底, 十二月中旬, early March, mid-May, the end of
+  last month): 初/上旬/early/the beginning of are days 1-10, 中旬/mid/the middle of 11-20,
+  底/末/下旬/late/the end of 21 to the last; the first to fourth week of it days 1-7 to 22-28,
+  its last week (最后一周) the last seven days; its halves 1-15 and 16 on. Of a year (去年年底,
+  early 2025, the end of last year): its first or last two months, its middle June and July, its
+  halves January-June and July-December. Said alone (月初, 年底, 上半年), of as_of's month or year.
+- The same time of an earlier year (去年这个时候, 两年前的这个时候, this time last year): that
+  date then, give or take AROUND_DAYS; 去年的今天, on this day two years ago: that very day.
 - kind is "absolute" only when the text names the year (2019年, March 2025,
   2025-03-05); everything anchored on as_of is "relative".
 - Life phases (小时候, 上大学的时候) are not dates and are left alone.
@@ -53,6 +61,7 @@ OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
 RECENT_DAYS = 30
 FEW_DAYS = 6
+AROUND_DAYS = 15  # 去年这个时候, this time last year: the same date then, give or take half a month
 _TD = _dt.timedelta
 
 # One character for one character, so offsets into the normalised text are
@@ -287,6 +296,100 @@ def _cn_past(m, as_of):
     return _past(as_of, _num(m["n"]), _unit_of(m["u"]))
 
 
+def _years_back(m, as_of):
+    """The same time n years before as_of: its very day (去年的今天) or the month around it."""
+    n = _num(m["n"]) if m["n"] else 1 if _key(m["yr"]) == "last" else -_YEAR_OFF[m["yr"]]
+    if not isinstance(n, int) or n < 1:
+        return None
+    day = as_of.replace(year=as_of.year - n, day=min(as_of.day, 28) if as_of.month == 2 else as_of.day)
+    if m["day"]:
+        return _on(day)
+    return day - _TD(AROUND_DAYS), day + _TD(AROUND_DAYS), "range"
+
+
+def _this_part(m, as_of):
+    """月初, 月底, 年底, 上半年 said alone: of as_of's month or year."""
+    if m["half"]:
+        return _part(*_year(as_of.year), "first half" if m["half"] == "上" else "second half", "year")
+    unit = "month" if m["u"] == "月" else "year"
+    return _part(*_unit(as_of, unit), _PART_OF[m["part"]], unit)
+
+
+# A part of a month or year, named before it (early March, the end of last month, the first week of
+# October) or after it (三月初, 上个月底, 十一月第一周, 去年年底, 今年上半年).
+_PART_OF = {"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late",
+            "上半月": "first half", "下半月": "second half", "上半年": "first half", "下半年": "second half",
+            "beginning": "early", "start": "early", "middle": "mid", "end": "late", "early": "early", "mid": "mid",
+            "late": "late", "first half": "first half", "second half": "second half", "latter half": "second half",
+            "last week": "week 5", "final week": "week 5", "最后一周": "week 5"}
+_WEEK_NO = {"first": 1, "second": 2, "third": 3, "fourth": 4, "一": 1, "二": 2, "三": 3, "四": 4}
+_PART_BEFORE = Lazy(r"(?:(?<![a-z])(?P<lead>early|mid|late)[\s-]+"
+                    r"|(?<![a-z])(?:the\s+)?(?P<of>beginning|start|middle|end|first\s+half|second\s+half|latter\s+half"
+                    r"|(?P<wk>first|second|third|fourth|last|final)\s+week)\s+of\s+(?:the\s+month\s+of\s+)?)$", re.I)
+_PART_AFTER = Lazy(r"的?(?:(?P<part>初|上旬|中旬|下旬|底|末|上半月|下半月)"
+                   r"|第(?P<wk>[一二三四1-4])个?(?:周|星期|礼拜)|(?P<last>最后一个?(?:周|星期|礼拜)))")
+_YEAR_PART_AFTER = Lazy(r"的?(?:年(?P<part>初|底|末|中(?![秋国]))|(?P<half>上|下)半年)")
+
+
+def _part(lo, hi, part, unit):
+    """(from, to, "range") of a part of the month or year lo..hi; None when the part does not apply."""
+    if part == "first half":
+        return (lo, lo + _TD(14), "range") if unit == "month" else (lo, _month(lo.year, 6)[1], "range")
+    if part == "second half":
+        return (lo + _TD(15), hi, "range") if unit == "month" else (_month(lo.year, 7)[0], hi, "range")
+    if unit == "year":  # a year's start and end are two months, its middle June and July
+        first = {"early": 1, "mid": 6, "late": 11}.get(part)
+        return (_month(lo.year, first)[0], _month(lo.year, first + 1)[1], "range") if first else None
+    if part.startswith("week "):
+        k = int(part[5:])
+        return (hi - _TD(6), hi, "range") if k == 5 else (lo + _TD(7 * (k - 1)), lo + _TD(7 * k - 1), "range")
+    first = {"early": 0, "mid": 10, "late": 20}[part]
+    return lo + _TD(first), (hi if part == "late" else lo + _TD(first + 9)), "range"
+
+
+def _narrow(norm, found):
+    """Read a month's or year's part said beside it into its span: [(start, end, got)] in, the same out."""
+    out = []
+    for s, e, got in found:
+        unit = got[2] if len(got) > 2 else None
+        if unit not in ("month", "year"):
+            out.append((s, e, got))
+            continue
+        part, start, end = None, s, e
+        head = _key(norm[s:e].split()[0]) if norm[s:e].split() else ""
+        if head in ("early", "mid", "late"):
+            part = head
+        elif head.startswith("mid-"):
+            part = "mid"
+        before = _PART_BEFORE.search(norm[max(0, s - 40):s])
+        if before and part is None:
+            start = s - (len(norm[max(0, s - 40):s]) - before.start())
+            if before["lead"]:
+                part = _key(before["lead"])
+            elif before["wk"]:
+                wk = _key(before["wk"])
+                part = "week 5" if wk in ("last", "final") else f"week {_WEEK_NO[wk]}"
+            else:
+                part = _PART_OF[_key(before["of"])]
+        if part is None:
+            after = (_PART_AFTER if unit == "month" else _YEAR_PART_AFTER).match(norm, e)
+            if after:
+                end = after.end()
+                if unit == "year":
+                    part = ("first half" if after["half"] == "上" else "second half") if after["half"] \
+                        else {"初": "early", "中": "mid"}.get(after["part"], "late")
+                elif after["wk"]:
+                    part = f"week {_WEEK_NO.get(after['wk']) or int(after['wk'])}"
+                else:
+                    part = "week 5" if after["last"] else _PART_OF[after["part"]]
+        narrowed = _part(got[0], got[1], part, unit) if part else None
+        if narrowed is None:
+            out.append((s, e, got))
+        else:
+            out.append((start, end, (*narrowed, *got[3:])))
+    return out
+
+
 _CN_RULES = [
     ("年", rf"(?:{_YABS}|{_YREL})(?:的?(?P<m>{_MON_CN})月份?(?:(?P<d>{_DAY_CN})[日号])?"
      r"|的?(?P<s>[春夏秋冬])[天季])?", _cn_year),
@@ -309,6 +412,12 @@ _CN_RULES = [
     ("这", rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
      r"(?:里|内|来|中|以来)?", _cn_past),
     ("近阵段", r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+    # 去年这个时候, 两年前的今天: the same time of an earlier year, not the whole year
+    ("年", rf"(?:(?P<yr>大前年|{_NOT_PAST}前年|去年)|{_NUM_BEFORE}(?P<n>{_N_CN})年(?:以|之)?前)的?"
+     r"(?:(?P<day>今天|今日|这一天|这天)|这个时候|这时候|这时|此时|这会儿|同期)", _years_back),
+    # 月初, 年底: this month's or year's part (十一月初, 上个月底, 去年年底: see _narrow)
+    ("月年", r"(?<![\d一二三四五六七八九十个这本上下去今明前后年每])(?P<u>月|年)(?P<part>初|底|末)"
+     r"|(?<![\d一二三四五六七八九十个这本上下去今明前后年每])(?P<half>上|下)半年", _this_part),
 ]
 
 
@@ -410,6 +519,9 @@ _EN_RULES = [
     ("day week month year",
      _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
         r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
+    ("time day date",
+     _w(rf"(?:(?:around|at|on|about)\s+)?this\s+(?:(?P<day>day|date)|time)\s+(?:(?P<yr>last)\s+year"
+        rf"|(?P<n>{_N_EN})\s+years?\s+ago)"), _years_back),
     ("late recent days", _w(r"lately|recently|these\s+days|nowadays|of\s+late"),
      lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
     (_MONTH_NEEDLES, _w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
@@ -420,7 +532,7 @@ _EN_RULES = [
     ("spring summer autumn fall winter",
      _w(r"(?:(?P<p>last|this\s+past|this|next|in|during|over)\s+)?(?:the\s+)?"
         rf"(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YR_EN})?"), _en_season),
-    ("19 20", _w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year)\s+{_YR_EN}"),
+    ("19 20", _w(rf"(?:in|during|back\s+in|throughout|(?:the\s+)?year|early|mid|late)\s+{_YR_EN}"),
      lambda m, a: (*_year(int(m["y"])), "year", "absolute")),
 ]
 
@@ -610,6 +722,7 @@ def resolve(text, as_of, lean=None, holidays=False):
                 got = ()
             if got is not None:
                 found.append((s, e, got))
+    found = _narrow(norm, [c for c in found if c[2]]) + [c for c in found if not c[2]]
     taken = []
     for s, e, got in sorted(found, key=lambda c: (c[0] - c[1], c[0])):
         if all(e <= ts or te <= s for ts, te, _ in taken):
