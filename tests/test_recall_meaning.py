@@ -92,6 +92,15 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(ids, [year_ago], question)  # not the whole of 2025
             self.assertNotIn(spring, ids)
 
+    def test_a_question_about_a_chinese_festival_lists_those_days(self):
+        home = self.say("回老家了，见了好多亲戚，红包发了不少", day="2026-02-18T10:00:00Z")  # 春节 2026: 02-16..23
+        mooncake = self.say("和爸妈一起赏月，吃了月饼", day="2026-09-25T20:00:00Z")  # 中秋 2026-09-25
+        for question, found in (("春节怎么过的", home), ("what did I do for Chinese New Year?", home),
+                                ("中秋节和谁过的", mooncake)):
+            ids = self.top_ids(self.probe(question, as_of=self.AS_OF))
+            self.assertEqual(ids[:1], [found], question)
+            self.assertNotIn(self.fryer, ids, question)
+
     def test_a_turn_about_an_earlier_day_is_in_that_days_window(self):
         # said on Wednesday 2 December about Saturday 28 November; asked on Friday 4 December
         hike = self.say("went hiking at Mt Tam with Jess last saturday, my legs are dead", day="2026-12-02T09:00:00Z")

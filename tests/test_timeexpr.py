@@ -4,7 +4,7 @@ import datetime
 import unittest
 
 import tests  # noqa: F401  (puts scripts/ on sys.path)
-from personal_understanding.retrieval import timeexpr
+from personal_understanding.retrieval import lunar, timeexpr
 from personal_understanding.errors import PuError
 from personal_understanding.retrieval.timeexpr import (
     OPEN_END,
@@ -316,6 +316,33 @@ class ResolveTableTest(unittest.TestCase):
         # a text the archive holds is not dated by a holiday it names ("I love Christmas music")
         self.assertEqual(resolve("I love Christmas music", sat), [])
         self.assertEqual(resolve("去年圣诞节", sat)[0]["expression"], "去年")
+
+    def test_the_chinese_calendars_festivals_fall_on_their_days(self):
+        # published dates of 春节, 端午 and 中秋 (each depends on a new moon's day in China)
+        spring = {2000: "02-05", 2012: "01-23", 2015: "02-19", 2020: "01-25", 2021: "02-12", 2023: "01-22",
+                  2024: "02-10", 2025: "01-29", 2026: "02-17", 2027: "02-06", 2033: "01-31"}
+        dragon = {2015: "06-20", 2017: "05-30", 2020: "06-25", 2023: "06-22", 2024: "06-10", 2025: "05-31"}
+        autumn = {2014: "09-08", 2020: "10-01", 2022: "09-10", 2023: "09-29", 2025: "10-06", 2026: "09-25"}
+        for festival, table in ((lunar.spring_festival, spring), (lunar.dragon_boat, dragon),
+                                (lunar.mid_autumn, autumn)):
+            for year, day in table.items():
+                self.assertEqual(festival(year), D.fromisoformat(f"{year}-{day}"), (festival.__name__, year))
+
+    def test_a_question_reads_the_chinese_calendars_festivals(self):
+        sat = D(2026, 12, 5)
+        cases = [("春节怎么过的", "2026-02-16", "2026-02-23"),  # its eve through the sixth day
+                 ("去年春节去哪了", "2025-01-28", "2025-02-04"),
+                 ("除夕夜吃了什么", "2026-02-16", "2026-02-16"),
+                 ("中秋节和谁过的", "2026-09-25", "2026-09-25"),
+                 ("端午回家了吗", "2026-06-19", "2026-06-19"),
+                 ("2024年春节", "2024-02-09", "2024-02-16"),
+                 ("what did I do for Chinese New Year?", "2026-02-16", "2026-02-23"),
+                 ("how was the Mid-Autumn Festival?", "2026-09-25", "2026-09-25")]
+        for text, lo, hi in cases:
+            with self.subTest(text=text):
+                got = resolve(text, sat, lean="back", holidays=True)
+                self.assertEqual([(f["from"], f["to"]) for f in got], [(lo, hi)])
+        self.assertEqual(resolve("春节快乐", sat), [])  # a saved text is not dated by the festival it names
 
     def test_letters_that_case_folding_reads_as_ascii_still_count(self):
         # re.I reads ſ as s and the Kelvin sign as k: the needles are looked for the same way.

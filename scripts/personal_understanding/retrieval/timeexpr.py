@@ -56,6 +56,7 @@ import re
 
 from ..errors import PuError
 from ..patterns import Lazy
+from . import lunar
 
 OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
@@ -573,6 +574,10 @@ def _bare(m, as_of, lean):
     return _on(as_of - _TD(step))
 
 
+def _lunar_days(day, first, last):
+    return day + _TD(first), day + _TD(last)
+
+
 def _thanksgiving(year):
     """The fourth Thursday of November, through the weekend after it."""
     first = _dt.date(year, 11, 1)
@@ -589,6 +594,17 @@ _HOLIDAY_SPAN = {
     "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
     "劳动节": (5, 1, 5), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
 }
+# The Chinese calendar's festivals (lunar.py): 春节 is its eve through the sixth day, as the holiday runs.
+for _names, _span in (
+        (("春节", "spring festival", "chinese new year", "lunar new year"),
+         lambda y: _lunar_days(lunar.spring_festival(y), -1, 6)),
+        (("除夕", "大年三十", "年三十"), lambda y: _lunar_days(lunar.spring_festival(y), -1, -1)),
+        (("大年初一", "正月初一"), lambda y: _lunar_days(lunar.spring_festival(y), 0, 0)),
+        (("元宵节",), lambda y: _lunar_days(lunar.spring_festival(y), 14, 14)),
+        (("端午节", "端午", "dragon boat festival"), lambda y: _lunar_days(lunar.dragon_boat(y), 0, 0)),
+        (("中秋节", "中秋", "mid-autumn festival", "mid autumn festival", "moon festival"),
+         lambda y: _lunar_days(lunar.mid_autumn(y), 0, 0))):
+    _HOLIDAY_SPAN.update(dict.fromkeys(_names, _span))
 _YEAR_LEAD = {"去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1}  # "last" is the latest one over, not last year's
 
 
@@ -626,10 +642,13 @@ def _holiday(m, as_of, lean):
 
 
 _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|xmas|new\s+year['’]s\s+(?:eve|day)"
-                 r"|halloween|valentine['’]?s\s+day|fourth\s+of\s+july|independence\s+day|thanksgiving)"
+                 r"|halloween|valentine['’]?s\s+day|fourth\s+of\s+july|independence\s+day|thanksgiving"
+                 r"|(?:chinese|lunar)\s+new\s+year|spring\s+festival|mid[\s-]autumn\s+festival|moon\s+festival"
+                 r"|dragon\s+boat\s+festival)"
                  r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
 _HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>去年|今年|明年)的?)?"
-               r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节)")
+               r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|除夕|大年三十|年三十"
+               r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋)")
 
 
 # Digits must stand alone: file_2025-03-05.txt and cap-2026-11-30-x are ids.
@@ -656,9 +675,9 @@ _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
 # Holidays, read only in a question (resolve(holidays=True)): a text that names Christmas is seldom
 # about the day it would be read as.
-_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩", _HOLIDAY_CN, _holiday),
-                  _rule("christmas xmas year halloween valentine july independence thanksgiving", _HOLIDAY_EN, _holiday,
-                        re.I)]
+_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋", _HOLIDAY_CN, _holiday),
+                  _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
+                        _HOLIDAY_EN, _holiday, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
 # so they may overlap), and with it the needles inside it (day in today). Asking each rule in turn
 # cost a fifth more than running the rules when importing.
