@@ -520,6 +520,22 @@ class LifeTopicTest(RecallTest):
              ("how are my teeth?", "dentist")))
         self.assertNotIn(said["dentist"], self.asked("how are my eyes?"))
 
+    def test_the_outdoors_investing_old_friends_and_money_lost_in_chinese(self):
+        said = self.assert_each_finds_first(
+            {"camping": "最近迷上了露营，买了一顶帐篷，周末去了千岛湖。", "stocks": "股票亏了两万，以后不炒了。",
+             "reunion": "和初中同学聚会，大家都变化好大。", "water": "我们小区下周停水两天，要提前存水。",
+             "baby": "老婆怀孕三个月了，孕吐很严重。"},
+            (("我有什么户外活动", "camping"), ("投资情况怎么样", "stocks"), ("最近见了哪些老朋友", "reunion"),
+             ("我赔钱了吗", "stocks"), ("我们家要添丁了吗", "baby")))  # 要 is no word of a question's subject
+        self.assertNotIn(said["water"], self.asked("我们家要添丁了吗"))
+
+    def test_a_diet_question_reaches_the_diet_by_its_name(self):
+        keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
+        fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
+        self.say("Lost my wallet at the farmers market, had to cancel all my cards.", day=SAID_ON)
+        for question in ("what diet am I on?", "我在节食吗"):
+            self.assertEqual(set(self.asked(question)), {keto, fasting}, question)
+
     def test_running_losing_weight_and_the_lower_back_in_chinese(self):
         self.assert_each_finds_first(
             {"run": "这个月开始每天早上跑五公里。", "weight": "体重终于降到60公斤以下了。",
