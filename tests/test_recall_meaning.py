@@ -529,6 +529,17 @@ class LifeTopicTest(RecallTest):
              ("我赔钱了吗", "stocks"), ("我们家要添丁了吗", "baby")))  # 要 is no word of a question's subject
         self.assertNotIn(said["water"], self.asked("我们家要添丁了吗"))
 
+    def test_where_i_live_is_not_a_flat_white_nor_the_same_question_asked_before(self):
+        portland = self.say("I live in Portland now, moved here for the job at Intel.", day=SAID_ON)
+        seattle = self.say("Big news: we moved to Seattle last weekend!", day=SAID_ON)
+        coffee = self.say("My favorite coffee is a flat white from Stumptown.", day=SAID_ON)
+        asked = self.say("我住在哪里", day=SAID_ON)  # 哪里 at the end asks, with no question mark
+        for question in ("我住在哪里", "where do I live?"):
+            ids = self.asked(question)
+            self.assertEqual(set(ids[:2]), {portland, seattle}, question)
+            self.assertNotIn(coffee, ids, question)
+        self.assertEqual(self.asked("我住在哪里")[-1], asked)  # a saved question the query repeats comes last
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)

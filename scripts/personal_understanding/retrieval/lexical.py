@@ -323,7 +323,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
                 held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
                              "matched": list(detail["matched"])})
                 continue
-            if q.repeats(row, [t for t in matched if t not in not_own]):
+            if q.repeats(row, [t for t in matched if t not in feedback]):  # in its words or words standing for them
                 detail["repeat"] = True  # not "the user's words found as said" either (probe)
             ranked.append((doc, score * q.factor(row, detail.get("repeat", False)), detail))
         ranked = whose.prefer(q, ranked, in_channel, strength)

@@ -113,10 +113,11 @@ class Query:
         return True, None
 
     @staticmethod
-    def repeats(row, own_matched):
-        """Is the row a saved question whose every word the query repeats (`own_matched`: the query's
-        own words it matched)? It tells nothing the query does not."""
-        return bool(saved_question(row) and own_matched and len(row["terms"].split()) <= len(own_matched))
+    def repeats(row, matched):
+        """Is the row a saved question whose every word the query repeats, or reaches through a word standing for
+        it (`matched`: the query's words it matched, stand-ins included: "where do I live?" repeats 我住在哪里)?
+        It tells nothing the query does not."""
+        return bool(saved_question(row) and matched and len(row["terms"].split()) <= len(matched))
 
     def factor(self, row, repeat=False):
         """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats)."""
