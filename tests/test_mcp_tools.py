@@ -123,6 +123,27 @@ class DefaultProfileTest(ArchiveTest):
         self.assertEqual(client.cli_wording(), [], "MCP replies name CLI flags or scripts")
 
 
+
+    def test_a_state_update_can_say_what_now_holds(self):
+        """A move: the update restates the title, so the current state no longer says the old city."""
+        client = Client(self, "default")
+        call = client.call
+        update = client.tools["personal_remember"]["inputSchema"]["properties"]["updates"]["items"]
+        self.assertIn("title", update["properties"])  # offered, so an agent knows it may restate it
+        t1 = call("personal_turn", {"text": "I live in Portland now, moved here for the job.", "turn_id": "t1"})
+        call("personal_remember", {"turn_id": "t1", "records": [
+            {"kind": "state", "id": "home", "title": "Lives in Portland", "subject_key": "home-city"}]})
+        call("personal_turn", {"text": "Big news: we moved to Seattle last weekend!", "turn_id": "t2"})
+        saved = call("personal_remember", {"turn_id": "t2", "updates": [
+            {"id": "home", "title": "Lives in Seattle", "summary": "Moved from Portland"}]})
+        self.assertTrue(saved["may_claim_saved"], saved)
+        state = call("personal_current_state", {})
+        self.assertEqual([r["title"] for r in state["reality"]], ["Lives in Seattle"])
+        rows = call("personal_turn", {"text": "where do I live?", "turn_id": "t3"})["recall"]["top"]
+        old = next(r for r in rows if r["id"] == "home")
+        self.assertEqual(old["status"], "superseded")
+        self.assertIn(t1["capture_id"], [r["id"] for r in rows])
+
 class FullProfileTest(ArchiveTest):
     def test_every_tool_in_every_mode(self):
         client = Client(self, "all")

@@ -99,8 +99,9 @@ TURN_COMMANDS = [
                   item_schema=_items(("kind", "title"), kind={"type": S, "enum": _record_kinds()}, id=S, title=S,
                                      summary=S, entity_type=S, aliases=array_of(S), entity_refs=array_of(S),
                                      date_start=S, date_precision=S, subject_key=S, felt_then=S)),
-            Param("updates", A, "Changes to a current state or decision (the old version stays readable).", items=O,
-                  item_schema=_items(("id",), id=S, summary=S)),
+            Param("updates", A, "Changes to a current state or decision (the old version stays readable); "
+                                 "restate the title when it no longer holds.", items=O,
+                  item_schema=_items(("id",), id=S, title=S, summary=S)),
             Param("hypotheses", A, "Your guesses, never facts: supports are two or more records from different "
                                    "dates; add contradicts, alternatives.", items=O,
                   item_schema=_items(("claim", "supports"), claim=S, supports=array_of(S))),
