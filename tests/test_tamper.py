@@ -1,6 +1,7 @@
 """Words whose file changed after they were saved are never served as the user's verbatim words."""
 
 import json
+import unittest
 from pathlib import Path
 
 from tests.helpers import ArchiveTest
@@ -107,3 +108,16 @@ class TamperTest(ArchiveTest):
         with self.assertRaises(Exception) as ctx:  # and a quote is never checked against it
             verify_quote(self.root, att["capture_id"], "lease")
         self.assertEqual(getattr(ctx.exception, "code", None), "CAPTURE_NOT_TEXT")
+
+
+class DigestTest(unittest.TestCase):
+    def test_every_size_hashes_to_the_standard_sha256(self):
+        """Messages hash with the interpreter's own SHA-256, large data with hashlib: the digests are one."""
+        import hashlib
+
+        from personal_understanding import textinput
+
+        for data in (b"", "我妹妹小雨下个月在杭州结婚".encode("utf-8"), bytes(range(256)) * 5000):
+            with self.subTest(size=len(data)):
+                self.assertEqual(textinput.sha256_hex(data), hashlib.sha256(data).hexdigest())
+        self.assertGreater(len(bytes(range(256)) * 5000), textinput.BUILTIN_MAX)

@@ -17,7 +17,6 @@ itself is read from the log when asked for, and checked to be the one indexed.
 """
 
 import errno
-import hashlib
 import json
 import os
 import sqlite3
@@ -28,6 +27,7 @@ from pathlib import Path
 from . import paths, schema, storage
 from .errors import Problem, PuError
 from .schema import cited_captures, normalized
+from .textinput import sha256_digest
 
 SCHEMA_VERSION = 17
 WAL_PAGES = 256  # the write-ahead log is checkpointed at this many pages (SQLite's default is 1 000) ...
@@ -738,7 +738,7 @@ def title_hash(title):
     """A record's normalized title as a number: duplicates are found by it without the index holding the words.
     Four bytes: a title that shares it is only a candidate, compared by its words (records.possible_duplicates)."""
     key = normalized(title if isinstance(title, str) else "")
-    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big", signed=True)
+    return int.from_bytes(sha256_digest(key.encode("utf-8"))[:4], "big", signed=True)
 
 
 def _version_problem(db, table, display, line, obj):

@@ -1,8 +1,15 @@
 """Checks every incoming message goes through before anything is hashed or stored."""
 
-import hashlib
-
 from .errors import PuError
+
+try:  # the interpreter's own SHA-256: as fast on a message as OpenSSL's, and loading OpenSSL cost a read some ms
+    from _sha2 import sha256 as _builtin_sha256  # Python 3.12 and later
+except ImportError:
+    try:
+        from _sha256 import sha256 as _builtin_sha256
+    except ImportError:
+        _builtin_sha256 = None
+BUILTIN_MAX = 1 << 20  # larger data (attachments, backups) goes to hashlib, several times faster on it
 
 
 def utf8_bytes(text, what="message"):
@@ -26,8 +33,16 @@ def decode_utf8(data, what="message"):
     return data.decode("utf-8")
 
 
+def sha256_digest(data):
+    if _builtin_sha256 is not None and len(data) < BUILTIN_MAX:
+        return _builtin_sha256(data).digest()
+    import hashlib
+
+    return hashlib.sha256(data).digest()
+
+
 def sha256_hex(data):
-    return hashlib.sha256(data).hexdigest()
+    return sha256_digest(data).hex()
 
 
 def require_text(text, what="message"):
