@@ -540,6 +540,13 @@ class LifeTopicTest(RecallTest):
             self.assertNotIn(coffee, ids, question)
         self.assertEqual(self.asked("我住在哪里")[-1], asked)  # a saved question the query repeats comes last
 
+    def test_a_car_question_reaches_a_flat_tyre_told_in_a_long_day(self):
+        tyre = self.say("今天真是累死了。早上送孩子上学路上车胎爆了，只好叫了拖车。上班迟到被领导说了一顿。", day=SAID_ON)
+        brakes = self.say("Mechanic says the brakes are shot, $900 to fix.", day=SAID_ON)
+        self.say("Quick update: the biopsy came back benign!! Such a relief.", day=SAID_ON)
+        for question in ("what happened to my car?", "我的车怎么了"):
+            self.assertEqual(set(self.asked(question)), {tyre, brakes}, question)
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
