@@ -547,6 +547,16 @@ class LifeTopicTest(RecallTest):
         for question in ("what happened to my car?", "我的车怎么了"):
             self.assertEqual(set(self.asked(question)), {tyre, brakes}, question)
 
+    def test_fines_the_civil_service_exam_and_a_running_time(self):
+        said = self.assert_each_finds_first(
+            {"speeding": "I got a speeding ticket on the way to work, $180.",
+             "civil": "我决定明年考公务员，已经开始刷题了。",
+             "marathon": "Finally finished the marathon in 4:12! My knees are killing me.",
+             "concert": "Got tickets for the Taylor Swift concert!"},
+            (("did I get any fines?", "speeding"), ("did I get in trouble with the police?", "speeding"),
+             ("我在准备什么考试", "civil"), ("what's my running time?", "marathon"), ("我跑步的成绩", "marathon")))
+        self.assertNotIn(said["concert"], self.asked("did I get any fines?"))  # a ticket is often no fine
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
