@@ -557,6 +557,17 @@ class LifeTopicTest(RecallTest):
              ("我在准备什么考试", "civil"), ("what's my running time?", "marathon"), ("我跑步的成绩", "marathon")))
         self.assertNotIn(said["concert"], self.asked("did I get any fines?"))  # a ticket is often no fine
 
+    def test_therapy_and_panic_in_chinese_and_a_question_asked_in_other_words_ranks_below_what_was_told(self):
+        fever = self.say("女儿发烧39度，带她去了儿童医院，医生说是流感。", day=SAID_ON)
+        therapy = self.say("Started therapy sessions every Thursday, it's helping with the panic attacks.", day=SAID_ON)
+        trip = self.say("我老公下周要去新加坡出差一周。", day=SAID_ON)
+        asked = self.say("is my husband traveling?", day=SAID_ON)
+        # 心理医生 is not told by 医生 alone: its stand-ins (therapy) still find
+        self.assertEqual(set(self.asked("我在看心理医生吗")[:2]), {fever, therapy})
+        self.assertEqual(self.asked("我有没有惊恐发作")[:1], [therapy])
+        # the saved question meets "trips" only through travel: what was told comes first
+        self.assertEqual(self.asked("any business trips coming up?")[:2], [trip, asked])
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)

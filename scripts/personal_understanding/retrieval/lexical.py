@@ -140,7 +140,7 @@ def _bridges(recall, text, terms, routes, own_capture=None):
     for surface, targets in found:
         if all(t in frame for t in own[surface]):
             continue
-        present = any(t in told for t in own[surface])
+        present = all(t in told for t in own[surface])  # 心理医生 is not told by a 医生 alone
         for term, (word, source) in targets.items():
             if not dfs.get(term) or terms.get(term, 0.0) >= rank.STRONG:
                 continue
@@ -325,7 +325,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
                 continue
             if q.repeats(row, [t for t in matched if t not in feedback]):  # in its words or words standing for them
                 detail["repeat"] = True  # not "the user's words found as said" either (probe)
-            ranked.append((doc, score * q.factor(row, detail.get("repeat", False)), detail))
+            ranked.append((doc, score * q.factor(row, detail.get("repeat", False), own_words), detail))
         ranked = whose.prefer(q, ranked, in_channel, strength)
         ranked.sort(key=lambda x: (-x[1], rows[x[0]]["key"]))
         channels[channel] = ranked

@@ -119,8 +119,9 @@ class Query:
         It tells nothing the query does not."""
         return bool(saved_question(row) and matched and len(row["terms"].split()) <= len(matched))
 
-    def factor(self, row, repeat=False):
-        """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats)."""
+    def factor(self, row, repeat=False, own=True):
+        """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats); `own`: it holds
+        some of the query's own words (not only words standing for them)."""
         f = 1.0
         if not (self.as_of is not None and row["kind"] in ("state", "decision")):
             f *= STATUS_FACTOR.get(row["status"], 1.0)
@@ -131,7 +132,7 @@ class Query:
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
         if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
-            f *= QUESTION_FACTOR
+            f *= QUESTION_FACTOR if own else QUESTION_FACTOR * QUESTION_FACTOR  # asked in other words: it told less
         if repeat:
             f *= REPEAT_FACTOR
         return f
