@@ -113,6 +113,13 @@ class TimeChannelTest(RecallTest):
         self.assertNotIn(hike, self.top_ids(self.probe("what did I do last monday", as_of="2026-12-04")))
         self.assertIn(told_today, self.top_ids(self.probe("what happened this wednesday", as_of="2026-12-04")))
 
+    def test_a_turn_naming_a_day_in_may_is_in_mays_window(self):
+        # May is a month's name before a day ("May 3rd"); said in June, the turn is about early May
+        lisbon = self.say("Flew to Lisbon on May 3rd, the old town was lovely", day="2026-06-10T09:00:00Z")
+        out = self.probe("what did I do in May?", as_of="2026-06-12")
+        self.assertEqual(out["time"][0]["from"], "2026-05-01")
+        self.assertIn(lisbon, self.top_ids(out))
+
     def test_the_day_a_turn_is_about_is_read_against_the_day_it_was_said(self):
         from personal_understanding.retrieval.index import told_span
 
@@ -567,6 +574,13 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("我有没有惊恐发作")[:1], [therapy])
         # the saved question meets "trips" only through travel: what was told comes first
         self.assertEqual(self.asked("any business trips coming up?")[:2], [trip, asked])
+
+    def test_a_review_a_dissertation_and_being_single(self):
+        self.assert_each_finds_first(
+            {"review": "今年的年终考核拿了A，应该能涨薪。",
+             "thesis": "I've been procrastinating on my thesis, the deadline is in two weeks.",
+             "breakup": "Tom and I broke up. It was mutual but it still hurts."},
+            (("我的绩效怎么样", "review"), ("how's my dissertation going?", "thesis"), ("am I single?", "breakup")))
 
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
