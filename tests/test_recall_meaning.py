@@ -582,6 +582,14 @@ class LifeTopicTest(RecallTest):
              "breakup": "Tom and I broke up. It was mutual but it still hurts."},
             (("我的绩效怎么样", "review"), ("how's my dissertation going?", "thesis"), ("am I single?", "breakup")))
 
+    def test_a_chance_meeting_a_drama_a_liver_and_drinking_less(self):
+        said = self.assert_each_finds_first(
+            {"ex": "今天和前男友在地铁上偶遇了，好尴尬。", "drama": "最近在追一部韩剧《黑暗荣耀》，太上头了。",
+             "liver": "体检发现有脂肪肝，医生让我少喝酒多运动。", "boss": "I ran into my old boss at the airport, so awkward."},
+            (("我的肝怎么了", "liver"), ("我要戒酒吗", "liver"), ("who did I run into?", "boss")))
+        self.assertEqual(set(self.asked("我碰到谁了")[:2]), {said["ex"], said["boss"]})  # ran into: 偶遇
+        self.assertIn(said["drama"], self.asked("what shows am I watching?"))
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
