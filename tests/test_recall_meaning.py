@@ -590,6 +590,20 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(set(self.asked("我碰到谁了")[:2]), {said["ex"], said["boss"]})  # ran into: 偶遇
         self.assertIn(said["drama"], self.asked("what shows am I watching?"))
 
+    def test_a_question_asked_of_this_assistant_comes_after_what_was_told(self):
+        from personal_understanding.retrieval.index import ASKS_UNMARKED, asks
+
+        bullied = self.say("我儿子在学校被同学欺负了，我去找了班主任。", day=SAID_ON)
+        school = self.say("我们决定明年送女儿去国际学校。", day=SAID_ON)
+        aircon = self.say("家里的空调坏了，师傅说要换压缩机。", day=SAID_ON)
+        asked = [self.say(text, day=SAID_ON) for text in ("孩子在学校怎么了", "家里老人谁住院了")]
+        self.assertEqual(set(self.asked("孩子上学的安排")[:2]), {bullied, school})
+        self.assertEqual(self.asked("家里什么东西坏了")[:1], [aircon])
+        ids = self.asked("孩子上学的安排") + self.asked("家里什么东西坏了")
+        self.assertTrue(set(asked) <= set(ids))  # still found, after what was told
+        self.assertEqual(asks("家里老人谁住院了"), ASKS_UNMARKED)  # 谁 asks in a short text, with no mark
+        self.assertEqual(asks("谁都不理我"), 0)
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)

@@ -7,6 +7,8 @@ TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
+ASKED_HERE = "c:cap-"  # a turn said to this assistant (imports are imp-, attachments att-) ...
+ASKED_HERE_FACTOR = 0.2  # ... that asks: a request to the memory, not a memory; it comes after what was told
 REPEAT_FACTOR = 0.01  # a saved question every word of which the query repeats tells nothing: it comes after the rest
 
 
@@ -133,6 +135,8 @@ class Query:
             f *= WHEN_BOOST
         if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR if own else QUESTION_FACTOR * QUESTION_FACTOR  # asked in other words: it told less
+            if row["key"].startswith(ASKED_HERE):
+                f *= ASKED_HERE_FACTOR
         if repeat:
             f *= REPEAT_FACTOR
         return f
