@@ -604,6 +604,17 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(asks("家里老人谁住院了"), ASKS_UNMARKED)  # 谁 asks in a short text, with no mark
         self.assertEqual(asks("谁都不理我"), 0)
 
+    def test_a_bonus_solar_panels_and_remote_days(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "solar": "We're thinking about getting solar panels installed.",
+            "bonus": "Got a $2,000 bonus, putting it toward the credit card.",
+            "remote": "I finally told my boss I need more flexibility, she agreed to 2 remote days.",
+            "mochi": "Our cat Mochi has kidney disease, vet put her on a special diet."}.items()}
+        self.assertEqual(self.asked("did I get any extra money?")[:1], [said["bonus"]])
+        self.assertIn(said["solar"], self.asked("any home improvement plans?"))
+        self.assertIn(said["remote"], self.asked("do I work from home?"))
+        self.assertNotIn(said["mochi"], self.asked("do I work from home?"))
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
