@@ -113,6 +113,13 @@ class TimeChannelTest(RecallTest):
         self.assertNotIn(hike, self.top_ids(self.probe("what did I do last monday", as_of="2026-12-04")))
         self.assertIn(told_today, self.top_ids(self.probe("what happened this wednesday", as_of="2026-12-04")))
 
+    def test_a_plan_for_a_month_is_in_the_coming_months_window(self):
+        # said in November 2026 about March: the coming March, in next spring's window
+        sakura = self.say("三月打算去日本看樱花", day="2026-11-20T09:00:00Z")
+        out = self.probe("明年春天有什么安排", as_of=self.AS_OF)
+        self.assertEqual(out["time"][0]["from"], "2027-03-01")
+        self.assertEqual(self.top_ids(out)[:1], [sakura])
+
     def test_a_turn_naming_a_day_in_may_is_in_mays_window(self):
         # May is a month's name before a day ("May 3rd"); said in June, the turn is about early May
         lisbon = self.say("Flew to Lisbon on May 3rd, the old town was lovely", day="2026-06-10T09:00:00Z")

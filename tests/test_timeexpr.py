@@ -333,6 +333,18 @@ class ResolveTableTest(unittest.TestCase):
             for year, day in table.items():
                 self.assertEqual(festival(year), D.fromisoformat(f"{year}-{day}"), (festival.__name__, year))
 
+    def test_a_short_text_that_plainly_points_ahead_reads_a_month_as_the_coming_one(self):
+        may = D(2026, 5, 10)
+        cases = [("I will visit Paris in March", "2027-03-01"), ("I went to Paris in March", "2026-03-01"),
+                 ("三月打算去日本看樱花", "2027-03-01"), ("三月去了日本", "2026-03-01"),
+                 ("I plan to return on July 20", "2026-07-20"), ("I'm planning to fly home on April 2nd", "2027-04-02"),
+                 ("why am I asking you about it on May 6th?", "2026-05-06"),  # "am I asking" is no plain future
+                 ("I'll tell you later. " + "We talked for hours about the old days. " * 5 + "That was in March",
+                  "2026-03-01")]  # a long text tells of past and future together: it looks back
+        for text, start in cases:
+            with self.subTest(text=text):
+                self.assertEqual(resolve(text, may)[-1]["from"], start)
+
     def test_a_question_reads_the_chinese_calendars_festivals(self):
         sat = D(2026, 12, 5)
         cases = [("春节怎么过的", "2026-02-16", "2026-02-23"),  # its eve through the sixth day

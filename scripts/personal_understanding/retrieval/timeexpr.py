@@ -22,7 +22,11 @@ Semantics where usage is ambiguous (as_of is "today"):
   in as_of's year, "last March" the latest one before the current month,
   "next March" the first one after it.
 - Month and day without a year (3月5日, "March 5"): the most recent such date
-  on or before as_of, because recall looks backwards.
+  on or before as_of, because recall looks backwards; a bare month or a month and
+  day in a text of at most AHEAD_MONTH_CHARS that plainly points ahead (will, 'll,
+  going to, planning, scheduled, 打算, 准备, 计划) and not back: the first such month
+  not yet over, the first such date on or after as_of ("I'll visit Paris in March"
+  said in May is next March).
 - Seasons are Northern-hemisphere meteorological (Mar-May, Jun-Aug, Sep-Nov,
   Dec-Feb); a winter belongs to the year of its December. Bare season (夏天,
   "in the summer"): the most recent one that has started by as_of.
@@ -62,6 +66,7 @@ OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
 RECENT_DAYS = 30
 FEW_DAYS = 6
+AHEAD_MONTH_CHARS = 200  # a month named without a year is read ahead in a text this short that points ahead
 AROUND_DAYS = 15  # 去年这个时候, this time last year: the same date then, give or take half a month
 _TD = _dt.timedelta
 
@@ -146,6 +151,8 @@ def _season_label(as_of, m0, mode):
 
 
 def _month_year(as_of, m, mode):
+    if mode == "ahead":  # the first such month not yet over
+        return as_of.year + (m < as_of.month)
     if mode == "last":
         return as_of.year - (m >= as_of.month)
     if mode == "next":
@@ -161,6 +168,18 @@ def _recent_date(as_of, m, d):
         except ValueError:
             continue
         if day <= as_of:
+            return day
+    raise ValueError(f"no day {m}/{d}")
+
+
+def _coming_date(as_of, m, d):
+    """First m/d on or after as_of."""
+    for y in range(as_of.year, as_of.year + 9):
+        try:
+            day = _dt.date(y, m, d)
+        except ValueError:
+            continue
+        if day >= as_of:
             return day
     raise ValueError(f"no day {m}/{d}")
 
@@ -253,11 +272,11 @@ def _cn_year(m, as_of):
     return (*_year(year), "year", kind)
 
 
-def _cn_month_day(m, as_of):
+def _cn_month_day(m, as_of, ahead=False):
     mon = _num(m["m"])
     if m["d"]:
-        return _on(_recent_date(as_of, mon, _num(m["d"])))
-    return (*_month(_month_year(as_of, mon, "bare"), mon), "month")
+        return _on(_coming_date(as_of, mon, _num(m["d"])) if ahead else _recent_date(as_of, mon, _num(m["d"])))
+    return (*_month(_month_year(as_of, mon, "ahead" if ahead else "bare"), mon), "month")
 
 
 def _weekday(wd):
@@ -448,7 +467,7 @@ _EN_OFF = {"last": -1, "this past": -1, "this": 0, "next": 1, "this coming": 1,
 _EN_MODE = {"last": "last", "this past": "last", "this": "this", "next": "next"}
 
 
-def _en_month(m, as_of):
+def _en_month(m, as_of, ahead=False):
     g = m.groupdict()
     tok, lead, year, day = g["mon"], _key(g.get("p") or ""), g.get("y"), g.get("d")
     idx = _MONTHS.index(tok[:3].lower()) + 1
@@ -459,10 +478,11 @@ def _en_month(m, as_of):
             return None  # "may 5 people"
     if day:
         return _on(_dt.date(int(year), idx, int(day)), "absolute") if year \
-            else _on(_recent_date(as_of, idx, int(day)))
+            else _on(_coming_date(as_of, idx, int(day)) if ahead else _recent_date(as_of, idx, int(day)))
     if year:
         return (*_month(int(year), idx), "month", "absolute")
-    return (*_month(_month_year(as_of, idx, _EN_MODE.get(lead, "bare")), idx), "month")
+    mode = _EN_MODE.get(lead, "bare")
+    return (*_month(_month_year(as_of, idx, "ahead" if ahead and mode == "bare" else mode), idx), "month")
 
 
 def _en_season(m, as_of):
@@ -558,6 +578,17 @@ def lean_of(text):
     back = bool(_BACK_CN.search(text)) or any(m.group().lower() not in _NOT_BACK_EN for m in _BACK_EN.finditer(text))
     ahead = bool(_AHEAD_CN.search(text) or _AHEAD_EN.search(text))
     return None if back == ahead else ("back" if back else "ahead")
+
+
+# Words that say plainly a text is about what is to come: a month is read ahead only on these ("why am I
+# asking" and 要 point ahead too often by chance; lean_of reads them for a bare weekday).
+_PLAINLY_AHEAD = Lazy(r"(?<![a-z])(?:will|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|planning|scheduled|upcoming"
+                      r"|coming\s+up)(?![a-z])|'ll(?![a-z])|打算|准备|计划|将要|将会", re.I)
+
+
+def plainly_ahead(text):
+    """Does the text say plainly, and only, that it is about what is to come?"""
+    return bool(_PLAINLY_AHEAD.search(text)) and lean_of(text) == "ahead"
 
 
 def _bare(m, as_of, lean):
@@ -669,6 +700,7 @@ def _rule(needles, pattern, handler, flags=0):
     return (frozenset(needles.split() if needles.isascii() else needles), Lazy(pattern, flags), handler)
 
 
+_MONTH_HANDLERS = (_cn_month_day, _en_month)  # a month or day named without a year
 _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
 # Bare weekdays and weekends: read only in a direction.
@@ -723,6 +755,10 @@ def resolve(text, as_of, lean=None, holidays=False):
     found = []
     found_needles = _needles_in(norm)
     rules = _rules(found_needles)
+    if len(norm) <= AHEAD_MONTH_CHARS and any(h in _MONTH_HANDLERS for _rx, h in rules) and plainly_ahead(norm):
+        # "I'll visit Paris in March", "明年...三月要去日本" said in December: the coming one. A longer text
+        # often tells of past and future dates together, and is left to look back.
+        rules = [(rx, lambda m, a, h=h: h(m, a, ahead=True)) if h in _MONTH_HANDLERS else (rx, h) for rx, h in rules]
     bare = _rules(found_needles, _BARE_RULES)
     named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
     direction = (lean_of(norm) or lean) if bare or named else None
