@@ -622,6 +622,14 @@ class LifeTopicTest(RecallTest):
         self.assertIn(said["remote"], self.asked("do I work from home?"))
         self.assertNotIn(said["mochi"], self.asked("do I work from home?"))
 
+    def test_sleep_reaches_bedtime_and_a_place_to_stay_reaches_the_kind_liked(self):
+        self.assert_each_finds_first(
+            {"screens": "I'm trying to cut down on screen time before bed.",
+             "minsu": "我比较喜欢安静的民宿，不喜欢大酒店。",
+             "vegan": "I'm vegan and mostly cook Indian food at home."},
+            (("any advice for sleeping better?", "screens"), ("推荐个住宿", "minsu"),
+             ("what accommodation do I like?", "minsu")))
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
