@@ -15,8 +15,9 @@ override unrelated dictionary words it happens to overlap.
 
 import math
 import os
-import re
 import threading
+
+from ..patterns import Lazy
 
 # Han (with extensions and compatibility block), iteration/zero marks, kana and
 # Hangul syllables. Kana and Hangul never match the dictionary; they are kept in
@@ -25,7 +26,7 @@ CJK_CLASS = (
     "\u3005\u3007\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
 )
-CJK_RUN_RE = re.compile("[" + CJK_CLASS + "]+")
+CJK_RUN_RE = Lazy("[" + CJK_CLASS + "]+")  # its big ranges take 1.5 ms to compile: only a text with CJK does
 
 # Full-width ASCII to ASCII, ideographic space to space, curly apostrophes to
 # "'", ASCII upper to lower. Every mapping is one character to one character so
