@@ -2,7 +2,7 @@
 
 from .errors import PuError
 
-try:  # the interpreter's own SHA-256: as fast on a message as OpenSSL's, and loading OpenSSL cost a read some ms
+try:  # the interpreter's own SHA-256 hashes a message as fast as OpenSSL's, without loading OpenSSL (ms a process)
     from _sha2 import sha256 as _builtin_sha256  # Python 3.12 and later
 except ImportError:
     try:

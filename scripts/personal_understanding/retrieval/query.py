@@ -86,8 +86,8 @@ class Query:
                 name = found.get("holiday", "")
                 # ... but words any date could have (the New Year of Chinese New Year, a festival's Festival) only say when
                 named = [w for w in name.split() if _key_word(w) not in DATE_WORDS]
-                said = [w for w in name.split() if _key_word(w) in DATE_WORDS]
-                words.insert(0, found["expression"].replace(name, " " + " ".join(said) + " ") if name
+                dating = [w for w in name.split() if _key_word(w) in DATE_WORDS]
+                words.insert(0, found["expression"].replace(name, " " + " ".join(dating) + " ") if name
                              else found["expression"])
                 self.rest = self.rest[:found["start"]] + " " + " ".join(named) + " " + self.rest[found["end"]:]
             self.time_words = " ".join(words)
