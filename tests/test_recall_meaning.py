@@ -630,6 +630,15 @@ class LifeTopicTest(RecallTest):
             (("any advice for sleeping better?", "screens"), ("推荐个住宿", "minsu"),
              ("what accommodation do I like?", "minsu")))
 
+    def test_coaching_a_league_wisdom_teeth_and_a_car_by_its_make(self):
+        self.assert_each_finds_first(
+            {"league": "I'm coaching my son's little league team this spring.",
+             "wisdom": "Got my wisdom teeth out, face is swollen like a chipmunk.",
+             "subaru": "Bought a used Subaru Outback, 40k miles.",
+             "diabetes": "Dad was diagnosed with type 2 diabetes, he has to change his diet."},
+            (("what sports am I involved in?", "league"), ("did I have dental surgery?", "wisdom"),
+             ("what car do I drive now?", "subaru"), ("我换车了吗", "subaru")))
+
     def test_a_diet_question_reaches_the_diet_by_its_name(self):
         keto = self.say("Started keto three weeks ago, down 8 pounds already.", day=SAID_ON)
         fasting = self.say("这个月开始轻断食，晚上六点以后不吃东西。", day=SAID_ON)
