@@ -12,14 +12,6 @@ ASKED_HERE_FACTOR = 0.2  # ... that asks: a request to the memory, not a memory;
 REPEAT_FACTOR = 0.01  # a saved question every word of which the query repeats tells nothing: it comes after the rest
 
 
-# Words of a holiday's name that say only when (Chinese New Year, New Year's Eve, Mid-Autumn Festival)
-DATE_WORDS = frozenset(("new", "year", "year's", "years", "day", "eve", "festival"))
-
-
-def _key_word(word):
-    return word.lower().replace("’", "'")
-
-
 def saved_question(row):
     """A turn that asks something (index.asks), as opposed to one that tells."""
     return bool(row["asks"]) and row["channel"] == "verbatim"
@@ -83,13 +75,9 @@ class Query:
             # the rest and is not a time word.
             words = []
             for found in sorted(self.times, key=lambda t: -t["start"]):
-                name = found.get("holiday", "")
-                # ... but words any date could have (the New Year of Chinese New Year, a festival's Festival) only say when
-                named = [w for w in name.split() if _key_word(w) not in DATE_WORDS]
-                dating = [w for w in name.split() if _key_word(w) in DATE_WORDS]
-                words.insert(0, found["expression"].replace(name, " " + " ".join(dating) + " ") if name
-                             else found["expression"])
-                self.rest = self.rest[:found["start"]] + " " + " ".join(named) + " " + self.rest[found["end"]:]
+                name = found.get("holiday", "")  # its naming words: New Year of Chinese New Year only says when
+                words.insert(0, found["expression"].replace(name, " ") if name else found["expression"])
+                self.rest = self.rest[:found["start"]] + " " + name + " " + self.rest[found["end"]:]
             self.time_words = " ".join(words)
 
     def admits(self, row, direct):

@@ -330,7 +330,7 @@ def _years_back(m, as_of):
 def _this_part(m, as_of):
     """月初, 月底, 年底, 上半年 said alone: of as_of's month or year."""
     if m["half"]:
-        return _part(*_year(as_of.year), "first half" if m["half"] == "上" else "second half", "year")
+        return _part(*_year(as_of.year), _PART_OF[m["half"] + "半年"], "year")
     unit = "month" if m["u"] == "月" else "year"
     return _part(*_unit(as_of, unit), _PART_OF[m["part"]], unit)
 
@@ -339,9 +339,8 @@ def _this_part(m, as_of):
 # October) or after it (三月初, 上个月底, 十一月第一周, 去年年底, 今年上半年).
 _PART_OF = {"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late",
             "上半月": "first half", "下半月": "second half", "上半年": "first half", "下半年": "second half",
-            "beginning": "early", "start": "early", "middle": "mid", "end": "late", "early": "early", "mid": "mid",
-            "late": "late", "first half": "first half", "second half": "second half", "latter half": "second half",
-            "last week": "week 5", "final week": "week 5", "最后一周": "week 5"}
+            "beginning": "early", "start": "early", "middle": "mid", "end": "late",
+            "first half": "first half", "second half": "second half", "latter half": "second half"}
 _WEEK_NO = {"first": 1, "second": 2, "third": 3, "fourth": 4, "一": 1, "二": 2, "三": 3, "四": 4}
 _PART_BEFORE = Lazy(r"(?:(?<![a-z])(?P<lead>early|mid|late)[\s-]+"
                     r"|(?<![a-z])(?:the\s+)?(?P<of>beginning|start|middle|end|first\s+half|second\s+half|latter\s+half"
@@ -375,15 +374,13 @@ def _narrow(norm, found):
         if unit not in ("month", "year"):
             out.append((s, e, got))
             continue
-        part, start, end = None, s, e
-        head = _key(norm[s:e].split()[0]) if norm[s:e].split() else ""
-        if head in ("early", "mid", "late"):
-            part = head
-        elif head.startswith("mid-"):
-            part = "mid"
-        before = _PART_BEFORE.search(norm[max(0, s - 40):s])
-        if before and part is None:
-            start = s - (len(norm[max(0, s - 40):s]) - before.start())
+        start, end = s, e
+        head = _key(norm[s:e].split(None, 1)[0]) if norm[s:e].strip() else ""
+        part = "mid" if head.startswith("mid-") else head if head in ("early", "mid", "late") else None
+        lead = norm[max(0, s - 40):s]
+        before = _PART_BEFORE.search(lead) if part is None else None
+        if before:
+            start = s - len(lead) + before.start()
             if before["lead"]:
                 part = _key(before["lead"])
             elif before["wk"]:
@@ -395,9 +392,8 @@ def _narrow(norm, found):
             after = (_PART_AFTER if unit == "month" else _YEAR_PART_AFTER).match(norm, e)
             if after:
                 end = after.end()
-                if unit == "year":
-                    part = ("first half" if after["half"] == "上" else "second half") if after["half"] \
-                        else {"初": "early", "中": "mid"}.get(after["part"], "late")
+                if unit == "year":  # 年中 is its middle
+                    part = _PART_OF[after["half"] + "半年"] if after["half"] else _PART_OF.get(after["part"], "mid")
                 elif after["wk"]:
                     part = f"week {_WEEK_NO.get(after['wk']) or int(after['wk'])}"
                 else:
@@ -586,7 +582,7 @@ _PLAINLY_AHEAD = Lazy(r"(?<![a-z])(?:will|shall|gonna|going\s+to|plan(?:s|ning)?
                       r"|coming\s+up)(?![a-z])|'ll(?![a-z])|打算|准备|计划|将要|将会", re.I)
 
 
-def plainly_ahead(text):
+def _plainly_ahead(text):
     """Does the text say plainly, and only, that it is about what is to come?"""
     return bool(_PLAINLY_AHEAD.search(text)) and lean_of(text) == "ahead"
 
@@ -648,16 +644,25 @@ def _holiday_days(name, year):
     return start, start + _TD(days - 1)
 
 
+# Words of a holiday's name that any date could have (Chinese New Year, New Year's Eve, Mid-Autumn Festival)
+_DATE_ONLY = frozenset(("new", "year", "year's", "years", "day", "eve", "festival"))
+
+
+def _naming(said):
+    """The words of a holiday's name that say what it is, not only when: Chinese of Chinese New Year."""
+    return " ".join(w for w in said.split() if _key(w).replace("’", "'") not in _DATE_ONLY)
+
+
 def _holiday(m, as_of, lean):
     """A holiday: in the year it names (2024, 去年, this), else the last one (last) or the one the
     words point to: the latest begun by as_of (back) or the first not yet over (ahead)."""
     name, lead = _key(m["h"]).replace("’", "'"), _key(m["p"] or "")
     if m["y"]:
         lo, hi = _holiday_days(name, int(m["y"]))
-        return lo, hi, "range", "absolute", m["h"]
+        return lo, hi, "range", "absolute", _naming(m["h"])
     if lead in _YEAR_LEAD:
         lo, hi = _holiday_days(name, as_of.year + _YEAR_LEAD[lead])
-        return lo, hi, "range", "relative", m["h"]
+        return lo, hi, "range", "relative", _naming(m["h"])
     lo, hi = _holiday_days(name, as_of.year)
     if lead == "last" or lean == "back":
         if lo > as_of:
@@ -669,7 +674,7 @@ def _holiday(m, as_of, lean):
             lo, hi = _holiday_days(name, as_of.year + 1)
     else:
         return None
-    return lo, hi, "range", "relative", m["h"]
+    return lo, hi, "range", "relative", _naming(m["h"])
 
 
 _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|xmas|new\s+year['’]s\s+(?:eve|day)"
@@ -755,7 +760,7 @@ def resolve(text, as_of, lean=None, holidays=False):
     found = []
     found_needles = _needles_in(norm)
     rules = _rules(found_needles)
-    if len(norm) <= AHEAD_MONTH_CHARS and any(h in _MONTH_HANDLERS for _rx, h in rules) and plainly_ahead(norm):
+    if len(norm) <= AHEAD_MONTH_CHARS and any(h in _MONTH_HANDLERS for _rx, h in rules) and _plainly_ahead(norm):
         # "I'll visit Paris in March", "明年...三月要去日本" said in December: the coming one. A longer text
         # often tells of past and future dates together, and is left to look back.
         rules = [(rx, lambda m, a, h=h: h(m, a, ahead=True)) if h in _MONTH_HANDLERS else (rx, h) for rx, h in rules]
@@ -780,7 +785,7 @@ def resolve(text, as_of, lean=None, holidays=False):
                 got = ()
             if got is not None:
                 found.append((s, e, got))
-    found = _narrow(norm, [c for c in found if c[2]]) + [c for c in found if not c[2]]
+    found = _narrow(norm, found)
     taken = []
     for s, e, got in sorted(found, key=lambda c: (c[0] - c[1], c[0])):
         if all(e <= ts or te <= s for ts, te, _ in taken):
@@ -788,7 +793,7 @@ def resolve(text, as_of, lean=None, holidays=False):
     return [
         dict({"expression": text[s:e], "start": s, "end": e, "from": got[0].isoformat(),
               "to": got[1].isoformat(), "precision": got[2], "kind": (got[3:] or ("relative",))[0]},
-             **({"holiday": got[4]} if len(got) > 4 else {}))  # the holiday's name is a word of the text too
+             **({"holiday": got[4]} if len(got) > 4 else {}))  # the holiday's naming words are words of the text too
         for s, e, got in sorted(taken, key=lambda c: c[0]) if got
     ]
 
