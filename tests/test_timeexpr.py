@@ -301,6 +301,13 @@ class ResolveTableTest(unittest.TestCase):
                     if m.end() > m.start():
                         self.assertTrue(timeexpr._needles_in(m.group()) & needles, (rx.pattern[:60], m.group()))
 
+    def assert_question_reads(self, as_of, cases):
+        """Each (question, from, to): read as a question is, it names that one range."""
+        for text, lo, hi in cases:
+            with self.subTest(text=text):
+                got = resolve(text, as_of, lean="back", holidays=True)
+                self.assertEqual([(f["from"], f["to"]) for f in got], [(lo, hi)])
+
     def test_a_question_reads_a_holiday_in_the_year_its_words_point_to(self):
         sat = D(2026, 12, 5)
         cases = [("what did we do for Thanksgiving?", "2026-11-26", "2026-11-29"),
@@ -312,10 +319,7 @@ class ResolveTableTest(unittest.TestCase):
                  ("元旦要去哪", "2027-01-01", "2027-01-01"),
                  ("2024年的国庆", "2024-10-01", "2024-10-07"),
                  ("thanksgiving 2023", "2023-11-23", "2023-11-26")]
-        for text, lo, hi in cases:
-            with self.subTest(text=text):
-                got = resolve(text, sat, lean="back", holidays=True)
-                self.assertEqual([(f["from"], f["to"]) for f in got], [(lo, hi)])
+        self.assert_question_reads(sat, cases)
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["from"], "2026-12-24")
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["holiday"], "xmas")
         # a text the archive holds is not dated by a holiday it names ("I love Christmas music")
@@ -355,10 +359,7 @@ class ResolveTableTest(unittest.TestCase):
                  ("2024年春节", "2024-02-09", "2024-02-16"),
                  ("what did I do for Chinese New Year?", "2026-02-16", "2026-02-23"),
                  ("how was the Mid-Autumn Festival?", "2026-09-25", "2026-09-25")]
-        for text, lo, hi in cases:
-            with self.subTest(text=text):
-                got = resolve(text, sat, lean="back", holidays=True)
-                self.assertEqual([(f["from"], f["to"]) for f in got], [(lo, hi)])
+        self.assert_question_reads(sat, cases)
         self.assertEqual(resolve("春节快乐", sat), [])  # a saved text is not dated by the festival it names
 
     def test_letters_that_case_folding_reads_as_ascii_still_count(self):
