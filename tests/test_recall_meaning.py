@@ -243,6 +243,17 @@ class WholeWordTest(RecallTest):
         out = self.probe("我的体检结果", capture_id=self.say("我的体检结果"))
         self.assertEqual(self.top_ids(out)[:1], [checkup])
         self.assertNotEqual(self.top_ids(out)[:1], [asked])
+    def test_a_word_the_language_uses_everywhere_tells_less_than_a_rare_one(self):
+        # 闹钟, 其他 and 需要 are each in one text here: the archive's counts alone cannot tell them apart
+        clock = self.say("家里的闹钟坏了，今天早上又迟到了，被老师说了一顿。")
+        self.say("其他同学都走了")
+        self.say("需要早点睡")
+        out = self.probe("闹钟的事其他人都不知道，我需要想想办法")
+        self.assertEqual(self.top_ids(out)[:1], [clock])
+        shares = {t["term"]: t.get("common_share", 1.0) for t in out["tokens"]}
+        self.assertEqual(shares["闹钟"], 1.0)
+        self.assertEqual(shares["需要"], 0.5)  # said everywhere: half
+
 
 class WhyQuestionTest(RecallTest):
     def setUp(self):

@@ -86,6 +86,8 @@ def query_terms(q, text):
     # A word the user repeats is what the message is about: it counts a little more, not n times.
     terms = {t: w * (1 + QUERY_TF * math.log(max(1.0, summed[t] / w))) for t, w in strongest.items() if w > 0}
     terms = rank.query_weights(terms, alias_chars)
+    q.specific = {t: lex.specificity(t) for t, w in terms.items()
+                  if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _unseen_words_as_their_tails(recall, terms)
@@ -255,7 +257,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
     recall = q.recall
     dfs = recall.df(list(terms))
     total = max(1, recall.total_docs())
-    strength = rank.term_strength(terms, dfs, total)
+    strength = rank.term_strength(terms, dfs, total, q.specific)
     # A stand-in for a word the archive holds only re-scores what the user's words found.
     score_only = {t for t, b in (bridges or {}).items() if isinstance(t, str) and b[3]}
     postings = _postings(recall, strength, dfs, total, score_only)
@@ -271,6 +273,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
     tokens = [dict({"term": t, "weight": round(w, 2), "df": dfs.get(t, 0),
                     "idf": round(rank.idf(total, dfs[t]), 3) if dfs.get(t) else None},
                    **({"feedback": True} if t in feedback else {}),
+                   **({"common_share": round(q.specific[t], 2)} if q.specific.get(t, 1.0) < 1.0 else {}),
                    **({"stands_for": groups[t]} if t in groups else {})) for t, w in terms.items()]
     top_strength = max((s for t, s in strength.items() if t not in groups), default=2.0)
     query_weights = {t: (w if t not in feedback and t not in groups else 1.0) for t, w in terms.items()}

@@ -44,6 +44,14 @@ BASE_FILE = "base_words.txt"
 ARCHIVE_MARGIN = math.log(8.0)
 # Archive words never score below this frequency, however rare their characters.
 ARCHIVE_MIN_FREQ = 100
+# A small archive's counts say little about how telling a word is: one the language uses everywhere
+# (其他, 需要, 环境) points to a memory less surely than a rare one (闹钟, 咳嗽), though one text holds each.
+# A query word the dictionary's corpus uses this often per million words or more keeps COMMON_SHARE of
+# its weight, one used at most SPECIFIC_PER_MILLION all of it; between, by the log of its frequency.
+COMMON_PER_MILLION = 60
+SPECIFIC_PER_MILLION = 6
+COMMON_SHARE = 0.5
+_LOG_MILLION = math.log(1e6)
 
 
 def normalize(text):
@@ -289,6 +297,18 @@ class Lexicon:
         if lp is None and key:
             lp = self.base.log_prob(key)
         return 0 if lp is None else max(1, round(math.exp(lp + self.base.log_total)))
+
+    def specificity(self, key):
+        """Share of its query weight a normalised word keeps for how common the language finds it.
+
+        Words the base dictionary lacks (names, the archive's own words) keep it all.
+        """
+        lp = self.base.log_prob(key) if key else None
+        if lp is None:
+            return 1.0
+        per_million = lp + _LOG_MILLION
+        lo, hi = math.log(SPECIFIC_PER_MILLION), math.log(COMMON_PER_MILLION)
+        return max(COMMON_SHARE, 1.0 - (1.0 - COMMON_SHARE) * max(0.0, per_million - lo) / (hi - lo))
 
     def is_archive_word(self, word):
         return normalize_word(word) in self.extra

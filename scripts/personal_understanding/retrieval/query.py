@@ -63,6 +63,7 @@ class Query:
         self.asks_when = False  # set by the probe for "when did I ..." questions
         self.named = set()  # speakers the question names (whose.resolve)
         self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
+        self.specific = {}  # query word -> share of its weight kept for how common the language finds it
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw

@@ -29,9 +29,11 @@ def query_weights(terms, alias_chars=()):
     return out
 
 
-def term_strength(qweights, dfs, total_docs):
-    """Evidence weight of each query term present in the index: query weight x IDF."""
-    return {t: w * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
+def term_strength(qweights, dfs, total_docs, specific=None):
+    """Evidence weight of each query term present in the index: query weight x IDF, times the share
+    `specific` keeps of a word for how common the language finds it."""
+    specific = specific or {}
+    return {t: w * specific.get(t, 1.0) * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
 def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None):

@@ -93,7 +93,7 @@ def bounded(entry):
         out["filters"] = {k: v for k, v in entry["filters"].items() if v is not None}
     if isinstance(entry.get("tokens"), list):
         tokens = sorted(entry["tokens"], key=lambda t: -(t.get("weight") or 0))[:TOKENS]
-        out["tokens"] = [{k: t[k] for k in ("term", "weight", "df", "idf", "feedback", "stands_for") if k in t} for t in tokens]
+        out["tokens"] = [{k: t[k] for k in ("term", "weight", "df", "idf", "common_share", "feedback", "stands_for") if k in t} for t in tokens]
     selected = {s if isinstance(s, str) else s.get("id") for s in entry.get("selected") or ()}
     if isinstance(entry.get("why"), list):  # the selected ids, each with why
         position = {t.get("term"): i for i, t in enumerate(out.get("tokens") or ())}
