@@ -641,6 +641,16 @@ class LifeTopicTest(RecallTest):
             (("any advice for sleeping better?", "screens"), ("推荐个住宿", "minsu"),
              ("what accommodation do I like?", "minsu")))
 
+    def test_being_left_out_teased_or_bullied_and_the_universe(self):
+        self.assert_each_finds_first(
+            {"ignored": "最好的朋友和新同学玩得很开心，我觉得自己被冷落了。",
+             "teased": "上学的时候总被同学取笑，说我胖。",
+             "bullied": "My son got bullied on the bus again, I'm calling the school.",
+             "space": "今晚和儿子一起看了一部讲太空的纪录片，他说长大要当宇航员。",
+             "lonely": "搬到新城市以后一直很孤单。"},
+            (("有没有人忽视我", "ignored"), ("我被人嘲笑过吗", "teased"), ("有人欺负我儿子吗", "bullied"),
+             ("我们聊过宇宙吗", "space"), ("我寂寞吗", "lonely")))
+
     def test_coaching_a_league_wisdom_teeth_and_a_car_by_its_make(self):
         self.assert_each_finds_first(
             {"league": "I'm coaching my son's little league team this spring.",
