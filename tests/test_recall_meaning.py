@@ -649,7 +649,15 @@ class LifeTopicTest(RecallTest):
              "space": "今晚和儿子一起看了一部讲太空的纪录片，他说长大要当宇航员。",
              "lonely": "搬到新城市以后一直很孤单。"},
             (("有没有人忽视我", "ignored"), ("我被人嘲笑过吗", "teased"), ("有人欺负我儿子吗", "bullied"),
-             ("我们聊过宇宙吗", "space"), ("我寂寞吗", "lonely")))
+             ("我们聊过宇宙吗", "space"), ("我寂寞吗", "lonely"), ("孩子被欺负过吗", "bullied"), ("上学时有人欺负我吗", "teased")))
+
+    def test_gout_is_uric_acid_and_decaf_is_coffee(self):
+        self.assert_each_finds_first(
+            {"uric": "体检报告出来了，尿酸有点高，医生让少吃海鲜少喝啤酒。",
+             "decaf": "I switched to decaf because caffeine was making my anxiety worse.",
+             "lipids": "My triglycerides came back high at the physical.",
+             "knee": "我爸最近膝盖疼，上下楼都费劲。"},
+            (("我有痛风的风险吗", "uric"), ("do I still drink coffee?", "decaf"), ("how's my cholesterol?", "lipids")))
 
     def test_coaching_a_league_wisdom_teeth_and_a_car_by_its_make(self):
         self.assert_each_finds_first(
