@@ -10,7 +10,6 @@ from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
 from .query import SHORT_QUESTION
 from .tokenizer import stem, tokenize
-from ..patterns import Lazy
 
 ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
 TIME_WORD_WEIGHT = 0.5
@@ -69,13 +68,6 @@ def _routed_docs(recall, routes, limit=200):
 
 _FRAME = []
 
-# A request to the assistant ("can you suggest…", "any tips for…", 能给我推荐…) names the kind of answer it
-# wants, not what the memory holds: its request words frame it. Said of the past ("the hostel you
-# recommended", 我妈给我推荐了) they are what the question is about, and keep their weight.
-_REQUEST = Lazy(r"(?i)\b(?:can|could|would|will) you\b|\bdo you have\b|\bany\s+(?:good\s+)?(?:tips?|suggestions?|ideas?|advice|recommendations?)\b"
-                r"|(?:能|可以|可不可以|帮我|给我|有什么|有没有|有啥)[^，。！？,.!?\n]{0,8}?(?:推荐|建议)(?![了过的])")
-_REQUEST_WORDS = Lazy(r"(?i)\b(?:suggest|suggestions?|recommend|recommendations?|tips?|advice|ideas?)\b|推荐|建议")
-
 
 def frame_terms():
     if not _FRAME:
@@ -98,9 +90,6 @@ def query_terms(q, text):
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
-    if _REQUEST.search(text):
-        asked = {stem(m[0].lower()) if m[0].isascii() else m[0] for m in _REQUEST_WORDS.finditer(text)}
-        terms = {t: w * FRAME_WEIGHT if t in asked else w for t, w in terms.items()}
     _unseen_words_as_their_tails(recall, terms)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
