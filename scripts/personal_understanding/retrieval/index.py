@@ -30,7 +30,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "33"
+RECALL_VERSION = "34"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -61,7 +61,8 @@ _EN_ASKS = Lazy(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am
                 re.I)
 
 
-_ZH_WHO = Lazy(r"谁(?![都也])")  # 家里谁住院了 asks; 谁都不理我 tells
+# 家里谁住院了, 我在看什么剧, 周末去哪玩 ask; 谁都不理我, 没什么事, 什么都没干, 买了水果什么的, 哪怕 tell
+_ZH_SHORT_ASKS = Lazy(r"谁(?![都也])|(?<!没)什么(?![都也的])|哪(?!怕)")
 SHORT_ASK_CHARS = 12  # ... in a text this short: a longer one may tell who did what
 
 
@@ -71,7 +72,7 @@ def asks(text):
         return ASKS_MARKED
     if _ZH_ASKS.search(text) or _EN_ASKS.match(text):
         return ASKS_UNMARKED
-    return ASKS_UNMARKED if len(text) <= SHORT_ASK_CHARS and _ZH_WHO.search(text) else 0
+    return ASKS_UNMARKED if len(text) <= SHORT_ASK_CHARS and _ZH_SHORT_ASKS.search(text) else 0
 
 
 TOLD_CHARS = 400  # a turn's time is read off its start: a long text mentions many
