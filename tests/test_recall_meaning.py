@@ -622,6 +622,17 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(asks("家里老人谁住院了"), ASKS_UNMARKED)  # 谁 asks in a short text, with no mark
         self.assertEqual(asks("谁都不理我"), 0)
 
+    def test_a_short_chinese_question_with_what_or_where_inside_asks(self):
+        from personal_understanding.retrieval.index import ASKS_UNMARKED, asks
+
+        drama = self.say("最近在追《繁花》，胡歌演得太好了", day=SAID_ON)
+        asked = self.say("我在看什么剧", day=SAID_ON)  # no mark, and it does not end in its question word
+        self.assertEqual(self.asked("what show am I watching?")[:2], [drama, asked])
+        for text in ("我在读什么书", "周末去哪玩", "他是什么人"):
+            self.assertEqual(asks(text), ASKS_UNMARKED, text)
+        for text in ("没什么事", "什么都没干", "买了水果什么的", "哪怕再忙也要去"):
+            self.assertEqual(asks(text), 0, text)
+
     def test_a_bonus_solar_panels_and_remote_days(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "solar": "We're thinking about getting solar panels installed.",
@@ -651,13 +662,15 @@ class LifeTopicTest(RecallTest):
             (("有没有人忽视我", "ignored"), ("我被人嘲笑过吗", "teased"), ("有人欺负我儿子吗", "bullied"),
              ("我们聊过宇宙吗", "space"), ("我寂寞吗", "lonely"), ("孩子被欺负过吗", "bullied"), ("上学时有人欺负我吗", "teased")))
 
-    def test_gout_is_uric_acid_and_decaf_is_coffee(self):
+    def test_gout_is_uric_acid_decaf_is_coffee_and_an_iphone_is_a_phone(self):
         self.assert_each_finds_first(
             {"uric": "体检报告出来了，尿酸有点高，医生让少吃海鲜少喝啤酒。",
              "decaf": "I switched to decaf because caffeine was making my anxiety worse.",
              "lipids": "My triglycerides came back high at the physical.",
+             "iphone": "新买的iPhone屏幕摔裂了，换屏要一千五",
              "knee": "我爸最近膝盖疼，上下楼都费劲。"},
-            (("我有痛风的风险吗", "uric"), ("do I still drink coffee?", "decaf"), ("how's my cholesterol?", "lipids")))
+            (("我有痛风的风险吗", "uric"), ("do I still drink coffee?", "decaf"), ("how's my cholesterol?", "lipids"),
+             ("我的手机怎么了", "iphone"), ("what happened to my phone?", "iphone")))
 
     def test_coaching_a_league_wisdom_teeth_and_a_car_by_its_make(self):
         self.assert_each_finds_first(
