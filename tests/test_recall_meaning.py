@@ -663,17 +663,18 @@ class LifeTopicTest(RecallTest):
              ("我们聊过宇宙吗", "space"), ("我寂寞吗", "lonely"), ("孩子被欺负过吗", "bullied"), ("上学时有人欺负我吗", "teased")))
 
     def test_a_garden_grandkids_a_pension_a_walk_volunteering_repairs_and_a_fall(self):
-        self.assert_each_finds_first(
+        said = self.assert_each_finds_first(
             {"garden": "The tomatoes finally came in, but something is eating the basil.",
              "lily": "My granddaughter Lily started kindergarten this week, she cried at drop-off.",
              "pension": "My pension check was late again this month, had to call the office twice.",
              "walk": "I've been walking two miles every morning with the neighbor's dog.",
              "donate": "今天去社区捐赠了一批旧衣服和书。",
              "leak": "暴雨把屋顶弄漏水了，师傅周四来看。",
-             "fall": "我妈昨天在浴室摔倒了，还好没骨折。"},
+             "fall": "我妈昨天在浴室摔倒了，还好没骨折。", "sichuan": "小区门口新开了一家川菜馆，味道很正宗"},
             (("how's my garden doing?", "garden"), ("any news about the grandkids?", "lily"),
              ("any money problems?", "pension"), ("do I exercise?", "walk"), ("我做过什么公益", "donate"),
              ("家里有什么要维修的", "leak"), ("家里有人受伤吗", "fall")))
+        self.assertIn(said["sichuan"], self.asked("附近有什么好吃的")[:2])  # with the basil something is eating
 
     def test_gout_is_uric_acid_decaf_is_coffee_and_an_iphone_is_a_phone(self):
         self.assert_each_finds_first(
