@@ -676,6 +676,17 @@ class LifeTopicTest(RecallTest):
              ("家里有什么要维修的", "leak"), ("家里有人受伤吗", "fall")))
         self.assertIn(said["sichuan"], self.asked("附近有什么好吃的")[:2])  # with the basil something is eating
 
+    def test_earnings_a_car_model_and_a_biopsy(self):
+        said = self.assert_each_finds_first(
+            {"pay": "Got my first paycheck from the startup, way less than I expected after taxes.",
+             "prius": "Bought a used Prius, 80k miles, good condition.",
+             "biopsy": "Mom's biopsy came back benign, huge relief.",
+             "nodule": "我爸体检查出甲状腺结节，下周复查。",
+             "fight": "Zoe and I had our first big fight about the dishes."},
+            (("how much do I earn?", "pay"), ("what car do I drive?", "prius"), ("我赚多少钱", "pay"),
+             ("我爸身体有什么问题", "nodule")))
+        self.assertEqual(set(self.asked("any health scares?")[:2]), {said["biopsy"], said["nodule"]})
+
     def test_gout_is_uric_acid_decaf_is_coffee_and_an_iphone_is_a_phone(self):
         self.assert_each_finds_first(
             {"uric": "体检报告出来了，尿酸有点高，医生让少吃海鲜少喝啤酒。",
