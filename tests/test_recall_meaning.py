@@ -79,6 +79,14 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_lately_lists_the_newest_first_and_a_past_window_in_order(self):
+        today = self.say("Took the kids to the aquarium", day="2026-11-26T10:00:00Z")
+        for question in ("what's been going on lately?", "最近发生了什么"):
+            ids = self.top_ids(self.probe(question, as_of=self.AS_OF, limit=2))
+            self.assertEqual(ids, [today, self.dentist], question)  # a page cut short keeps what was said last
+        self.assertEqual(self.top_ids(self.probe("What happened last week?", as_of=self.AS_OF)),
+                         [self.fryer, self.dentist])  # a week gone by, as it happened
+
     def test_part_of_a_month_and_this_time_last_year_list_only_those_days(self):
         # AS_OF 2026-11-27: the first week of November is 1-7, 去年这个时候 2025-11-12..12-12
         early = self.say("Flew to Chicago for the client workshop", day="2026-11-03T09:00:00Z")

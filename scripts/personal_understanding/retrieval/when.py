@@ -50,7 +50,10 @@ def window_rows(q):
     Order: rows lying wholly inside a range before rows that only overlap it
     (a state of several years is not what "last week" holds), what was told
     before what was asked (a question saved earlier is not what happened), then
-    salience (unknown last), then date, then key.
+    salience (unknown last), then date, then key. Dates run in order through a
+    window in the past ("last month": its story as it happened) and newest first
+    through one that reaches today ("最近", "lately", "this week": what was said
+    last is what "lately" means, and a page cut short must not hide it).
     """
     clauses, args = [], []
     for t in q.times:
@@ -67,8 +70,9 @@ def window_rows(q):
         inside = ((row["date_from"] or "") >= time["from"] and (row["date_to"] or row["date_from"] or "") <= time["to"]
                   or row["told_from"] is not None and row["told_from"] >= time["from"] and row["told_to"] <= time["to"])
         out.append((row, time, inside))
-    out.sort(key=lambda x: (not x[2], saved_question(x[0]),
-                            -(x[0]["salience"] if x[0]["salience"] is not None else -1), x[0]["date_from"], x[0]["key"]))
+    today = q.today.isoformat()
+    out.sort(key=lambda x: (x[0]["date_from"] or "", x[0]["key"]), reverse=any(t["to"] >= today for t in q.times))
+    out.sort(key=lambda x: (not x[2], saved_question(x[0]), -(x[0]["salience"] if x[0]["salience"] is not None else -1)))
     return [(row, time) for row, time, _inside in out]
 
 
