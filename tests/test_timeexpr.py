@@ -318,8 +318,12 @@ class ResolveTableTest(unittest.TestCase):
                  ("国庆去哪玩了", "2026-10-01", "2026-10-07"),
                  ("元旦要去哪", "2027-01-01", "2027-01-01"),
                  ("2024年的国庆", "2024-10-01", "2024-10-07"),
-                 ("thanksgiving 2023", "2023-11-23", "2023-11-26")]
+                 ("thanksgiving 2023", "2023-11-23", "2023-11-26"),
+                 ("双十一买了什么", "2026-11-11", "2026-11-11"),  # the shopping festivals
+                 ("去年双11花了多少钱", "2025-11-11", "2025-11-11"),
+                 ("光棍节怎么过的", "2026-11-11", "2026-11-11")]
         self.assert_question_reads(sat, cases)
+        self.assertEqual(resolve("双人床太小了", sat, lean="back", holidays=True), [])
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["from"], "2026-12-24")
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["holiday"], "xmas")
         # a text the archive holds is not dated by a holiday it names ("I love Christmas music")
