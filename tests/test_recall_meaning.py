@@ -695,6 +695,14 @@ class LifeTopicTest(RecallTest):
              ("我爸身体有什么问题", "nodule")))
         self.assertEqual(set(self.asked("any health scares?")[:2]), {said["biopsy"], said["nodule"]})
 
+    def test_a_marriage_holds_its_fights(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
+            "nursery": "Planning to repaint the nursery yellow before the baby arrives in March.",
+            "quarrel": "跟老公因为装修的事吵了一架，他想要开放式厨房。"}.items()}
+        for question in ("how is my marriage?", "我的婚姻怎么样"):
+            self.assertEqual(set(self.asked(question)), {said["fights"], said["quarrel"]}, question)
+
     def test_gout_is_uric_acid_decaf_is_coffee_and_an_iphone_is_a_phone(self):
         self.assert_each_finds_first(
             {"uric": "体检报告出来了，尿酸有点高，医生让少吃海鲜少喝啤酒。",
