@@ -695,6 +695,16 @@ class LifeTopicTest(RecallTest):
              ("我爸身体有什么问题", "nodule")))
         self.assertEqual(set(self.asked("any health scares?")[:2]), {said["biopsy"], said["nodule"]})
 
+    def test_an_agents_keyword_queries_reach_allergies_diets_travel_and_routines(self):
+        self.assert_each_finds_first(
+            {"shellfish": "I'm allergic to shellfish, found out the hard way in Maine.",
+             "celiac": "My sister Amy was diagnosed with celiac disease, she's struggling with the gluten-free life.",
+             "flying": "I hate flying, I get panic attacks.",
+             "pollen": "我对花粉过敏，春天特别难受",
+             "late": "周末一般睡到十点，不喜欢早起"},
+            (("food allergies", "shellfish"), ("dietary restrictions", "celiac"), ("travel preferences", "flying"),
+             ("作息习惯", "late")))
+
     def test_a_marriage_holds_its_fights(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
