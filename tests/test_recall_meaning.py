@@ -705,6 +705,16 @@ class LifeTopicTest(RecallTest):
             (("food allergies", "shellfish"), ("dietary restrictions", "celiac"), ("travel preferences", "flying"),
              ("作息习惯", "late")))
 
+    def test_an_agent_calling_the_owner_the_user_frames_its_query(self):
+        said = self.assert_each_finds_first(
+            {"home": "我们住在杭州滨江，离公司很近",
+             "liver": "上个月体检查出来轻度脂肪肝",
+             "coffee": "我喝咖啡只喝美式，不加糖",
+             "fishing": "我周末喜欢去钓鱼，一坐就是一天"},
+            (("用户住在哪", "home"), ("用户的健康状况", "liver"), ("用户的饮品偏好", "coffee"),
+             ("where does the user live?", "home")))
+        self.assertNotIn(said["fishing"], self.asked("用户住在哪"))
+
     def test_a_marriage_holds_its_fights(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
