@@ -715,6 +715,14 @@ class LifeTopicTest(RecallTest):
              ("where does the user live?", "home")))
         self.assertNotIn(said["fishing"], self.asked("用户住在哪"))
 
+    def test_a_partner_may_be_unmarried_and_a_band_is_a_hobby(self):
+        self.assert_each_finds_first(
+            {"maya": "My girlfriend Maya is a graphic designer, we've been together three years.",
+             "band": "I play bass in a cover band on weekends.",
+             "nurse": "I work as a nurse in the ICU, night shifts mostly."},
+            (("user's partner", "maya"), ("how is my partner?", "maya"), ("user's hobbies", "band"),
+             ("我的伴侣是做什么的", "maya")))
+
     def test_a_marriage_holds_its_fights(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
