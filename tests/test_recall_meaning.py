@@ -723,6 +723,13 @@ class LifeTopicTest(RecallTest):
             (("user's partner", "maya"), ("how is my partner?", "maya"), ("user's hobbies", "band"),
              ("我的伴侣是做什么的", "maya")))
 
+    def test_a_dorm_holds_its_roommates_and_a_familys_finances_its_business(self):
+        self.assert_each_finds_first(
+            {"roommate": "室友天天打游戏到凌晨，我睡不好",
+             "business": "我爸生意最近不太好，压力挺大的",
+             "thesis": "研究生毕业论文终于过了，导师说写得不错"},
+            (("宿舍的情况", "roommate"), ("how is my dorm?", "roommate"), ("家里经济怎么样", "business")))
+
     def test_a_marriage_holds_its_fights(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
