@@ -730,6 +730,15 @@ class LifeTopicTest(RecallTest):
              "thesis": "研究生毕业论文终于过了，导师说写得不错"},
             (("宿舍的情况", "roommate"), ("how is my dorm?", "roommate"), ("家里经济怎么样", "business")))
 
+    def test_braces_a_pediatrician_a_tutor_and_a_babysitter(self):
+        said = self.assert_each_finds_first(
+            {"braces": "Noah got his braces on today, he's in a lot of pain.",
+             "pediatrician": "We're switching pediatricians, Dr. Lee is retiring.",
+             "tutor": "孩子数学跟不上，给他请了个家教",
+             "sitter": "Our babysitter quit, need to find someone before January."},
+            (("孩子正畸的事", "braces"), ("do we have childcare?", "sitter"), ("孩子学习怎么样", "tutor")))
+        self.assertIn(said["pediatrician"], self.asked("who is our doctor?")[:1])
+
     def test_a_marriage_holds_its_fights(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
