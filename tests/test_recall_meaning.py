@@ -494,6 +494,13 @@ class LifeTopicTest(RecallTest):
              "break": "Took a break from work and went to the beach."},
             (("any breakups?", "breakup"), ("who died?", "grandma"), ("am I experiencing burnout?", "burnout")))
 
+    def test_a_split_chinese_verb_is_found_by_the_whole_word(self):
+        self.assert_each_finds_first(
+            {"overtime": "这个月加了五天班，调休都没批", "wedding": "表姐去年结了婚，今年生了宝宝",
+             "debt": "信用卡欠了两万，每个月只能还最低", "exam": "我打算明年考CPA，已经报了网课"},
+            (("我加班多吗", "overtime"), ("表姐结婚了吗", "wedding"), ("我有负债吗", "debt"),
+             ("我在准备什么考试", "exam")))
+
     def test_drinking_reaches_a_night_of_too_much_and_arrangements_only_frame_a_week(self):
         said = self.assert_each_finds_first(
             {"drinks": "和老同学聚会，喝多了。", "japan": "我们打算明年春天去日本看樱花。",

@@ -212,6 +212,16 @@ class ContentTermsTest(unittest.TestCase):
         self.assertNotIn(stem("breakup"), [t for _tok, t, _w in content_tokens("they broke it up", lex)])
         self.assertNotIn(stem("breakup"), [t for _tok, t, _w in content_tokens("it broke. Up next", lex)])
 
+    def test_a_split_chinese_verb_is_also_the_whole_word(self):
+        def terms(text):
+            return [t for _tok, t, _w in content_tokens(text, None)]
+        self.assertIn("加班", terms("这个月加了五天班，调休都没批"))
+        self.assertIn("结婚", terms("他们去年结了婚"))
+        self.assertEqual(terms("昨天加班到很晚").count("加班"), 1)  # side by side it is the word, once
+        self.assertNotIn("加班", terms("加了一个班长"))  # 班长 is a word of its own, not the verb's rest
+        self.assertNotIn("加班", terms("加。班"))  # not across punctuation
+        self.assertNotIn("加班", terms("加了好多好多好多班"))  # nor more than four characters apart
+
     def test_irregular_forms_meet_their_base(self):
         groups = [("buy", "bought", "buying"), ("run", "ran", "running"), ("eat", "ate", "eaten"), ("go", "went", "gone"),
                   ("lose", "lost", "losing"), ("pay", "paid"), ("feel", "felt", "feeling"), ("child", "children", "children's"),

@@ -138,7 +138,27 @@ def content_tokens(text, lexicon=None, tokens=None):
             word = _PHRASAL.get((term, after.text))
             if word and not text[tok.end:after.start].strip():  # side by side: "broke up", not "broke it up"
                 out.append((tok, word, WORD_WEIGHT))
+        elif kind == "cjk" and term in _SEPARABLE:
+            word = _separated(text, tokens, i, _SEPARABLE[term])
+            if word:
+                out.append((tok, word, WORD_WEIGHT))
     return out
+
+
+SEPARABLE_GAP = 4  # at most this many characters between a separable verb's parts (加了五天班)
+
+
+def _separated(text, tokens, i, rests):
+    """The separable verb whose first part is tokens[i] and whose rest follows it a few characters on
+    (加 ... 班 in 加了五天班), or None. Parts side by side are the word itself, already a token."""
+    first = tokens[i]
+    for after in tokens[i + 1:]:
+        gap = after.start - first.end
+        if gap > SEPARABLE_GAP:
+            return None
+        if gap > 0 and after.text in rests and text[first.end:after.start].isalnum():
+            return rests[after.text]
+    return None
 
 
 def content_terms(text, lexicon=None):
@@ -498,3 +518,17 @@ def _strip_inflection(w, cut):
 
 
 _PHRASAL = _phrasal_words()  # here, after stem, which it uses
+
+
+def _separable_words():
+    """{first part: {rest: word}} from resources/lexicon/separable_zh.txt (加 -> {班: 加班})."""
+    out = {}
+    with open(resources_path("separable_zh.txt"), encoding="utf-8") as fh:
+        for line in fh:
+            word = line.split("#", 1)[0].strip()
+            if word:
+                out.setdefault(word[0], {})[word[1:]] = word
+    return out
+
+
+_SEPARABLE = _separable_words()
