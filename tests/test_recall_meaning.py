@@ -501,6 +501,13 @@ class LifeTopicTest(RecallTest):
             (("我加班多吗", "overtime"), ("表姐结婚了吗", "wedding"), ("我有负债吗", "debt"),
              ("我在准备什么考试", "exam")))
 
+    def test_a_wisdom_tooth_a_bypass_and_grades(self):
+        self.assert_each_finds_first(
+            {"tooth": "下周二要去医院拔智齿，有点怕", "bypass": "我妈住院了，下周做心脏搭桥",
+             "midterm": "儿子这次期中考试数学才考了六十分", "leave": "今天请了一天假在家陪孩子"},
+            (("我要去看牙吗", "tooth"), ("我妈要做什么手术", "bypass"), ("孩子成绩怎么样", "midterm"),
+             ("how did my son's grades look?", "midterm")))
+
     def test_drinking_reaches_a_night_of_too_much_and_arrangements_only_frame_a_week(self):
         said = self.assert_each_finds_first(
             {"drinks": "和老同学聚会，喝多了。", "japan": "我们打算明年春天去日本看樱花。",
