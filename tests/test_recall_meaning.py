@@ -508,6 +508,13 @@ class LifeTopicTest(RecallTest):
             (("我要去看牙吗", "tooth"), ("我妈要做什么手术", "bypass"), ("孩子成绩怎么样", "midterm"),
              ("how did my son's grades look?", "midterm")))
 
+    def test_a_migraine_is_being_unwell(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "migraine": "Had a migraine all day, stayed in bed.", "shoes": "Bought new running shoes.",
+            "偏头痛": "偏头痛又犯了，吃了药才好点"}.items()}
+        for question in ("was I sick?", "我最近生病了吗"):
+            self.assertEqual(set(self.asked(question)), {said["migraine"], said["偏头痛"]}, question)
+
     def test_drinking_reaches_a_night_of_too_much_and_arrangements_only_frame_a_week(self):
         said = self.assert_each_finds_first(
             {"drinks": "和老同学聚会，喝多了。", "japan": "我们打算明年春天去日本看樱花。",
