@@ -508,6 +508,16 @@ class LifeTopicTest(RecallTest):
             (("我要去看牙吗", "tooth"), ("我妈要做什么手术", "bypass"), ("孩子成绩怎么样", "midterm"),
              ("how did my son's grades look?", "midterm")))
 
+    def test_like_frames_a_question_and_a_meal_out_is_a_restaurant(self):
+        said = self.assert_each_finds_first(
+            {"novels": "Reading Le Guin's novels again, they never get old.",
+             "soap": "I can't stand cilantro, it tastes like soap to me.",
+             "out": "We're trying to save money, so no eating out this month.",
+             "author": "我最喜欢的作家是余华", "rain": "我很讨厌下雨天，出门太麻烦"},
+            (("what books do I like?", "novels"), ("can you suggest a restaurant for dinner?", "out"),
+             ("我喜欢看谁的书", "author"), ("what do I dislike?", "rain")))
+        self.assertEqual(self.asked("what tastes like soap?")[:1], [said["soap"]])  # still a word of the question
+
     def test_a_migraine_is_being_unwell(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "migraine": "Had a migraine all day, stayed in bed.", "shoes": "Bought new running shoes.",
