@@ -518,6 +518,11 @@ class LifeTopicTest(RecallTest):
              ("我喜欢看谁的书", "author"), ("what do I dislike?", "rain")))
         self.assertEqual(self.asked("what tastes like soap?")[:1], [said["soap"]])  # still a word of the question
 
+    def test_a_sleep_aid_is_sleep(self):
+        self.assert_each_finds_first(
+            {"milk": "可以试试睡前一小时不看手机，或者喝点热牛奶。", "gift": "How about a new tackle box for your dad?"},
+            (("你给我推荐过什么助眠的方法", "milk"), ("怎样更快入睡", "milk")))
+
     def test_a_migraine_is_being_unwell(self):
         said = {name: self.say(text, day=SAID_ON) for name, text in {
             "migraine": "Had a migraine all day, stayed in bed.", "shoes": "Bought new running shoes.",
