@@ -518,6 +518,15 @@ class LifeTopicTest(RecallTest):
              ("我喜欢看谁的书", "author"), ("what do I dislike?", "rain")))
         self.assertEqual(self.asked("what tastes like soap?")[:1], [said["soap"]])  # still a word of the question
 
+    def test_a_restaurant_request_reaches_what_the_user_eats_and_a_commute_its_car(self):
+        said = {name: self.say(text, day=SAID_ON) for name, text in {
+            "spicy": "我不吃辣，一点都不行", "veg": "I've been vegetarian for five years.",
+            "drive": "我开车上班，单程四十分钟", "cold": "我特别怕冷，冬天都不想出门"}.items()}
+        for question in ("给用户推荐餐厅要注意什么", "can you pick a restaurant for tonight?"):
+            self.assertEqual(set(self.asked(question)[:2]), {said["spicy"], said["veg"]}, question)
+        self.assertEqual(self.asked("用户怎么通勤")[:1], [said["drive"]])
+        self.assertEqual(self.asked("how's my commute?")[:1], [said["drive"]])
+
     def test_a_sleep_aid_is_sleep(self):
         self.assert_each_finds_first(
             {"milk": "可以试试睡前一小时不看手机，或者喝点热牛奶。", "gift": "How about a new tackle box for your dad?"},
