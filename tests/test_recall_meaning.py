@@ -527,6 +527,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("用户怎么通勤")[:1], [said["drive"]])
         self.assertEqual(self.asked("how's my commute?")[:1], [said["drive"]])
 
+    def test_a_drugs_name_is_a_medication_and_doomscrolling_is_the_phone(self):
+        self.assert_each_finds_first(
+            {"sertraline": "Started taking sertraline two weeks ago, feeling a bit numb.",
+             "scroll": "Can't stop doomscrolling at night, it's wrecking my sleep.",
+             "a1c": "My A1C came back at 6.1, prediabetic.",
+             "bp": "我爸血压一直偏高，医生让他少吃盐"},
+            (("user's medications", "sertraline"), ("user's phone habits", "scroll"), ("am I diabetic?", "a1c"),
+             ("我爸心脏怎么样", "bp")))
+
     def test_a_sleep_aid_is_sleep(self):
         self.assert_each_finds_first(
             {"milk": "可以试试睡前一小时不看手机，或者喝点热牛奶。", "gift": "How about a new tackle box for your dad?"},
