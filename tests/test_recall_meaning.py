@@ -536,6 +536,13 @@ class LifeTopicTest(RecallTest):
             (("user's medications", "sertraline"), ("user's phone habits", "scroll"), ("am I diabetic?", "a1c"),
              ("我爸心脏怎么样", "bp")))
 
+    def test_stock_options_are_an_investment_and_a_big_birthday_a_celebration(self):
+        self.assert_each_finds_first(
+            {"options": "公司要上市了，我手里有一点期权", "birthday": "奶奶八十大寿，全家去酒店吃饭",
+             "dinner": "和前同事聚餐，聊到了跳槽的事", "cook": "最近在学做饭，学会了红烧肉"},
+            (("我有什么投资", "options"), ("最近有什么家庭聚会", "birthday"), ("奶奶生日怎么过的", "birthday"),
+             ("我会做菜吗", "cook")))
+
     def test_a_sleep_aid_is_sleep(self):
         self.assert_each_finds_first(
             {"milk": "可以试试睡前一小时不看手机，或者喝点热牛奶。", "gift": "How about a new tackle box for your dad?"},
