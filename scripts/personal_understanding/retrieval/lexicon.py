@@ -170,7 +170,7 @@ class _EmptyBase(_Base):
 _lock = threading.Lock()
 _base = None
 _base_lexicon = None
-_stopwords = {}
+_word_lists = {}
 
 
 def load_base():
@@ -195,17 +195,20 @@ def load_base():
     return _base
 
 
+def data_rows(name):
+    """The rows of resources/lexicon/<name>.txt, each as its words (`#` starts a comment; empty rows are skipped)."""
+    with open(resources_path(f"{name}.txt"), encoding="utf-8") as fh:
+        for line in fh:
+            words = line.split("#", 1)[0].split()
+            if words:
+                yield words
+
+
 def word_list(name):
-    """The normalised entries of resources/lexicon/<name>.txt (`#` starts a comment), cached."""
-    got = _stopwords.get(name)
+    """The normalised entries of resources/lexicon/<name>.txt, one a row, cached."""
+    got = _word_lists.get(name)
     if got is None:
-        words = set()
-        with open(resources_path(f"{name}.txt"), encoding="utf-8") as fh:
-            for line in fh:
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    words.add(normalize_word(line))
-        got = _stopwords[name] = frozenset(words)
+        got = _word_lists[name] = frozenset(normalize_word(" ".join(row)) for row in data_rows(name))
     return got
 
 

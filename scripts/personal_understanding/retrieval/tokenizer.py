@@ -31,7 +31,7 @@ stopwords and applies `stem`.
 import re
 from collections import namedtuple
 
-from .lexicon import CJK_RUN_RE, base_lexicon, normalize, resources_path, stopwords
+from .lexicon import CJK_RUN_RE, base_lexicon, data_rows, normalize, stopwords, word_list
 
 Token = namedtuple("Token", "text kind oov start end")
 Token.__doc__ = """One token. `text` is the normalised surface (case- and width-folded, not
@@ -152,7 +152,8 @@ def _separated(text, tokens, i, rests):
     """The separable verb whose first part is tokens[i] and whose rest follows it a few characters on
     (加 ... 班 in 加了五天班), or None. Parts side by side are the word itself, already a token."""
     first = tokens[i]
-    for after in tokens[i + 1:]:
+    for j in range(i + 1, len(tokens)):  # not a slice: a long text would copy its tokens once per 加 or 吃
+        after = tokens[j]
         gap = after.start - first.end
         if gap > SEPARABLE_GAP:
             return None
@@ -394,13 +395,7 @@ _NO_LY = frozenset("aioubpf")
 
 def _irregular_forms():
     """{form: base} from resources/lexicon/irregular_en.txt (bought -> buy, children -> child)."""
-    out = {}
-    with open(resources_path("irregular_en.txt"), encoding="utf-8") as fh:
-        for line in fh:
-            words = line.split("#", 1)[0].split()
-            for form in words[1:]:
-                out[form] = words[0]
-    return out
+    return {form: row[0] for row in data_rows("irregular_en") for form in row[1:]}
 
 
 _IRREGULAR = _irregular_forms()
@@ -408,14 +403,7 @@ _IRREGULAR = _irregular_forms()
 
 def _phrasal_words():
     """{(verb stem, particle): word stem} from resources/lexicon/phrasal_en.txt (broke up -> breakup)."""
-    out = {}
-    with open(resources_path("phrasal_en.txt"), encoding="utf-8") as fh:
-        for line in fh:
-            words = line.split("#", 1)[0].split()
-            if words:
-                verb, particle, word = words
-                out[(stem(verb), particle)] = stem(word)
-    return out
+    return {(stem(verb), particle): stem(word) for verb, particle, word in data_rows("phrasal_en")}
 
 
 def stem(word):
@@ -523,11 +511,8 @@ _PHRASAL = _phrasal_words()  # here, after stem, which it uses
 def _separable_words():
     """{first part: {rest: word}} from resources/lexicon/separable_zh.txt (加 -> {班: 加班})."""
     out = {}
-    with open(resources_path("separable_zh.txt"), encoding="utf-8") as fh:
-        for line in fh:
-            word = line.split("#", 1)[0].strip()
-            if word:
-                out.setdefault(word[0], {})[word[1:]] = word
+    for word in word_list("separable_zh"):
+        out.setdefault(word[0], {})[word[1:]] = word
     return out
 
 
