@@ -418,17 +418,21 @@ class LifeTopicTest(RecallTest):
         """The ids of the rows a question finds, asked the day after SAID_ON."""
         return self.top_ids(self.probe(question, as_of=ASKED_ON))
 
+    def say_each(self, messages):
+        """Say each message the day before the questions' as_of: {name: capture id}."""
+        return {name: self.say(text, day=SAID_ON) for name, text in messages.items()}
+
     def assert_each_finds_first(self, messages, cases):
-        """Say each message (the day before the questions' as_of); then each question's first row is the message it names."""
-        said = {name: self.say(text, day=SAID_ON) for name, text in messages.items()}
+        """Say each message (see say_each); then each question's first row is the message it names."""
+        said = self.say_each(messages)
         for question, expected in cases:
             self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         return said
 
     def test_a_question_about_money_reaches_the_loan_paid_off_and_the_first_paycheck(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "loans": "Finally paid off my student loans today!!", "pay": "My first paycheck from the new job came in",
-            "bp": "我爸的血压又高了，医生让他少吃盐。", "kids": "We're raising the kids to speak two languages"}.items()}
+            "bp": "我爸的血压又高了，医生让他少吃盐。", "kids": "We're raising the kids to speak two languages"})
         for question in ("any good financial news?", "how are my finances?"):
             ids = self.asked(question)
             self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
@@ -519,9 +523,9 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("what tastes like soap?")[:1], [said["soap"]])  # still a word of the question
 
     def test_a_restaurant_request_reaches_what_the_user_eats_and_a_commute_its_car(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "spicy": "我不吃辣，一点都不行", "veg": "I've been vegetarian for five years.",
-            "drive": "我开车上班，单程四十分钟", "cold": "我特别怕冷，冬天都不想出门"}.items()}
+            "drive": "我开车上班，单程四十分钟", "cold": "我特别怕冷，冬天都不想出门"})
         for question in ("给用户推荐餐厅要注意什么", "can you pick a restaurant for tonight?"):
             self.assertEqual(set(self.asked(question)[:2]), {said["spicy"], said["veg"]}, question)
         self.assertEqual(self.asked("用户怎么通勤")[:1], [said["drive"]])
@@ -549,9 +553,9 @@ class LifeTopicTest(RecallTest):
             (("你给我推荐过什么助眠的方法", "milk"), ("怎样更快入睡", "milk")))
 
     def test_a_migraine_is_being_unwell(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "migraine": "Had a migraine all day, stayed in bed.", "shoes": "Bought new running shoes.",
-            "偏头痛": "偏头痛又犯了，吃了药才好点"}.items()}
+            "偏头痛": "偏头痛又犯了，吃了药才好点"})
         for question in ("was I sick?", "我最近生病了吗"):
             self.assertEqual(set(self.asked(question)), {said["migraine"], said["偏头痛"]}, question)
 
@@ -589,14 +593,14 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.top_ids(self.probe(question))[:1], [surgery], question)
 
     def test_writing_baking_and_eating_out_reach_the_novel_the_cake_and_the_curry(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "novel": "I finally submitted my novel manuscript to three literary agents.",
             "essay": "我把那篇散文投给了杂志，等消息。",
             "cake": "Dad's 70th birthday party is on the 14th, I'm in charge of the cake.",
             "mooncakes": "周末在家做了一盒月饼送邻居。",
             "curry": "Tried the new Thai place downtown, the green curry was amazing.",
             "sichuan": "公司楼下新开了一家川菜，水煮鱼很正宗。",
-            "dog": "Biscuit had surgery on his paw today."}.items()}
+            "dog": "Biscuit had surgery on his paw today."})
         for questions, found in ((("how is my writing going?", "我最近在写作吗"), {"novel", "essay"}),
                                  (("what am I baking for?", "我烘焙了什么"), {"cake", "mooncakes"}),
                                  (("any good restaurants I found?", "附近有什么好餐厅"), {"curry", "sichuan"})):
@@ -703,11 +707,11 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(asks(text), 0, text)
 
     def test_a_bonus_solar_panels_and_remote_days(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "solar": "We're thinking about getting solar panels installed.",
             "bonus": "Got a $2,000 bonus, putting it toward the credit card.",
             "remote": "I finally told my boss I need more flexibility, she agreed to 2 remote days.",
-            "mochi": "Our cat Mochi has kidney disease, vet put her on a special diet."}.items()}
+            "mochi": "Our cat Mochi has kidney disease, vet put her on a special diet."})
         self.assertEqual(self.asked("did I get any extra money?")[:1], [said["bonus"]])
         self.assertIn(said["solar"], self.asked("any home improvement plans?"))
         self.assertIn(said["remote"], self.asked("do I work from home?"))
@@ -801,10 +805,10 @@ class LifeTopicTest(RecallTest):
         self.assertIn(said["pediatrician"], self.asked("who is our doctor?")[:1])
 
     def test_a_marriage_holds_its_fights(self):
-        said = {name: self.say(text, day=SAID_ON) for name, text in {
+        said = self.say_each({
             "fights": "Sarah and I have been fighting about money a lot lately.",  # Sarah: no relation known
             "nursery": "Planning to repaint the nursery yellow before the baby arrives in March.",
-            "quarrel": "跟老公因为装修的事吵了一架，他想要开放式厨房。"}.items()}
+            "quarrel": "跟老公因为装修的事吵了一架，他想要开放式厨房。"})
         for question in ("how is my marriage?", "我的婚姻怎么样"):
             self.assertEqual(set(self.asked(question)), {said["fights"], said["quarrel"]}, question)
 
