@@ -1089,6 +1089,18 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(ids[:1], [expected], question)
             self.assertNotIn(movie, ids, question)
 
+    def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
+        said = self.assert_each_finds_first(
+            {"heartburn": "I've been getting heartburn after dinner most nights",
+             "reflux": "最近老是反酸，吃完饭就烧心",
+             "bonus": "年终奖发了三万，打算存起来",
+             "vitamin": "I keep forgetting to take my vitamin D",
+             "rent": "My landlord is raising the rent by 200 dollars"},
+            (("我发了多少奖金", "bonus"), ("how big was my bonus", "bonus"),
+             ("what supplements do I take?", "vitamin")))
+        for question in ("what's wrong with my stomach?", "我胃怎么了"):  # both languages tell of the same trouble
+            self.assertEqual(set(self.asked(question)[:2]), {said["heartburn"], said["reflux"]}, question)
+
 
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
