@@ -8,7 +8,7 @@ import unittest
 
 from tests.helpers import ArchiveTest
 
-from personal_understanding import capture, classifier, gate, receipts
+from personal_understanding import capture, classifier, credentials, gate, receipts
 from personal_understanding.classifier import CLASSIFIER_VERSION, classify
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "classifier")
@@ -42,7 +42,7 @@ class ShapeOfResult(Helpers):
         for text in ["我最近总是失眠", "how do I reverse a list in python", "明天几号", "", "唉"]:
             r = classify(text)
             self.assertEqual(set(r), KEYS)
-            self.assertIn(r["signal"], ("personal", "recall", "technical", "non-personal"))
+            self.assertIn(r["signal"], ("personal", "recall", "technical", "non-personal", "credential"))
             self.assertIsInstance(r["recall"], bool)
             self.assertIn(r["language"], ("zh", "en", "mixed", "other"))
             for item in r["reasons"] + r["vetoed"]:
@@ -86,6 +86,24 @@ class ShapeOfResult(Helpers):
         text = "I've been dreading going home for the holidays because my dad and I keep fighting"
         for item in classify(text)["reasons"]:
             self.assertLess(len(item["evidence"]), len(text))
+
+
+class CredentialsAreNeverSaved(Helpers):
+    def test_a_message_giving_a_password_pin_or_key_is_credential(self):
+        self.assertSignal(["my password for the gym app is hunter2", "PIN: 4821", "the wifi password is bluehouse42",
+                           "I changed my password to Tr0ub4dor&3 yesterday", "wifi password = 'sunshine'",
+                           "the garage door code is 0912", "我的银行卡密码是123456", "WiFi密码：abcd1234",
+                           "my openai key, just in case: sk-proj-abcdefghijklmnopqrstuvwxyz0123"], "credential", "credential")
+
+    def test_the_receipt_evidence_keeps_the_message_with_the_value_masked(self):
+        for text, secret in (("my password for the gym app is hunter2", "hunter2"), ("我的银行卡密码是123456。", "123456")):
+            evidence = classify(text)["reasons"][0]["evidence"]
+            self.assertNotIn(secret, evidence)
+            self.assertIn(credentials.MASK, evidence)
+
+    def test_words_about_a_password_without_its_value_are_saved(self):
+        self.assertSignal(["I forgot my password again, so annoying", "my password is too weak and IT made me change it",
+                           "密码是我生日，我老是忘", "我又忘了密码，被锁了三次"], "personal")
 
 
 class SavedByDefault(Helpers):

@@ -257,6 +257,24 @@ class ToolsTest(ServerTest):
         self.assertTrue(error["code"] and error["message"] and error["hint"], error)
         self.assertFalse(list(Path(self.root, "sources", "conversation").rglob("*.json")))
 
+    def test_a_password_told_in_a_turn_is_never_written_and_the_agent_is_told(self):
+        secret = "hunter2"
+        result = self.call("personal_turn", {"text": f"my password for the gym app is {secret}", "turn_id": "t1"})
+        out = result["structuredContent"]
+        self.assertEqual((out["captured"], out["receipt"]["signal"], out["receipt"]["required_actions"]),
+                         (False, "credential", []))
+        self.assertIn("never saved", out["next"])
+        error = self.error_of(self.call("personal_turn", {"text": f"my password for the gym app is {secret}",
+                                                          "turn_id": "t1", "tier": "full"}))
+        self.assertEqual(error["code"], "CREDENTIAL_NOT_SAVED")
+        gate = self.call("personal_session_check", {"turn_id": "t1"})["structuredContent"]
+        self.assertEqual((gate["obligations_met"], gate["may_claim_saved"]), (True, False), gate)  # nothing owed, nothing saved
+        for path in Path(self.root).rglob("*"):
+            if path.is_file():
+                self.assertNotIn(secret.encode(), path.read_bytes(), path)
+        said = self.call("personal_turn", {"text": "I forgot my password again, locked out of the gym app", "turn_id": "t2"})
+        self.assertTrue(said["structuredContent"]["captured"])
+
     def test_a_failing_gate_is_information_not_an_error(self):
         result = self.call("personal_session_check", {"turn_id": "t-unknown"})
         self.assertFalse(result["isError"])

@@ -17,15 +17,19 @@ memory ("我最近怎么样", "who owes me money?") sets `recall`; with nothing 
 besides it the signal is `recall` (a read turn, nothing to capture), with
 something new it stays `personal`. Every decision lists the cues that made it
 in `reasons` as {code, evidence}.
+
+One exception to saving: a message that gives a credential's value (a password,
+a PIN, an API key; see credentials.py) is `credential` and is never captured.
 """
 
 import re
 
 from . import classifier_cues as cues
+from . import credentials
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.1.2"
+CLASSIFIER_VERSION = "2.2.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
@@ -272,6 +276,8 @@ def classify(text):
     lang = _language(body)
     if not body:
         return _result("non-personal", lang=lang)
+    if credentials.find(body):  # never stored: the receipt keeps the message with the value masked
+        return _result("credential", [("credential", short(credentials.masked(body)))], lang=lang)
     low = forms.low_information(body, lex)
     if low == "ack":
         return _result("non-personal", [("acknowledgement", short(body))], low=True, lang=lang)

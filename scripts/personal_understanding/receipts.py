@@ -55,6 +55,12 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
         paths.check_id(turn_id, "turn id")
     digest = sha256_hex(data)
     found = classify(text)
+    if found["signal"] == "credential" and tier == "full":
+        raise PuError(
+            "CREDENTIAL_NOT_SAVED",
+            f"this message gives the value of a credential ({found['reasons'][0]['evidence']}); credentials are never saved",
+            "Tell the user it was not saved; anything else in it can be said again without the secret.",
+        )
     requires, reasons, suppressed = _decide(found, tier)
 
     with storage.archive_lock(root, "preflight") as lock_notice:

@@ -51,6 +51,10 @@ def asks_something(receipt, text):
     return "question" in codes or ("task" in codes and len(text) <= TASK_READ_CHARS)
 
 
+CREDENTIAL_NEXT = ("This message gives a password, PIN or key: credentials are never saved, so nothing of it was. "
+                   "Tell the user so; anything else in it can be said again without the secret.")
+
+
 def _next(personal, read_turn, low_information, found=False):
     if personal:
         step = ("Answer the user, then call {cmd:remember} with this {arg:turn_id}: the records this message adds "
@@ -95,7 +99,8 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
                 out["memories"] = found  # only what matched: a general question costs the agent nothing
         except PuError as exc:
             out["read_error"] = exc.to_dict()
-    out["next"] = _next(personal, read_turn, receipt["low_information"], "memories" in out)
+    out["next"] = CREDENTIAL_NEXT if receipt["signal"] == "credential" else \
+        _next(personal, read_turn, receipt["low_information"], "memories" in out)
     if pre.get("backup_reminder"):
         out["backup_reminder"] = pre["backup_reminder"]
     if warnings:
