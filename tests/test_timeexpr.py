@@ -324,6 +324,14 @@ class ResolveTableTest(unittest.TestCase):
                  ("光棍节怎么过的", "2026-11-11", "2026-11-11")]
         self.assert_question_reads(sat, cases)
         self.assertEqual(resolve("双人床太小了", sat, lean="back", holidays=True), [])
+
+    def test_wuyi_and_shiyi_are_the_may_and_october_holidays_where_no_number_runs_on(self):
+        sat = D(2026, 12, 5)
+        self.assert_question_reads(sat, [("去年五一去哪玩了", "2025-05-01", "2025-05-05"),
+                                         ("五一去了青岛", "2026-05-01", "2026-05-05"),
+                                         ("十一长假干嘛了", "2026-10-01", "2026-10-07")])
+        for text in ("二十五一共多少", "我们五一班的同学", "五一路上新开的店", "十一点开会", "第十一期", "三十五一个"):
+            self.assertEqual([t["expression"] for t in resolve(text, sat, lean="back", holidays=True)], [], text)
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["from"], "2026-12-24")
         self.assertEqual(resolve("any plans for xmas?", sat, lean="back", holidays=True)[0]["holiday"], "xmas")
         # a text the archive holds is not dated by a holiday it names ("I love Christmas music")

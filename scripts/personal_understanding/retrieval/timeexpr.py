@@ -619,7 +619,7 @@ _HOLIDAY_SPAN = {
     "new year's day": (1, 1, 1), "元旦": (1, 1, 1), "halloween": (10, 31, 1), "万圣节": (10, 31, 1),
     "valentine's day": (2, 14, 1), "valentines day": (2, 14, 1), "情人节": (2, 14, 1),
     "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
-    "劳动节": (5, 1, 5), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
+    "劳动节": (5, 1, 5), "五一": (5, 1, 5), "十一": (10, 1, 7), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
     "双十一": (11, 11, 1), "双11": (11, 11, 1), "光棍节": (11, 11, 1), "双十二": (12, 12, 1), "双12": (12, 12, 1),
 }
 # The Chinese calendar's festivals (lunar.py): 春节 is its eve through the sixth day, as the holiday runs.
@@ -685,7 +685,10 @@ _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|
                  r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
 _HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>去年|今年|明年)的?)?"
                r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|除夕|大年三十|年三十"
-               r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋|双十一|双11|光棍节|双十二|双12)")
+               r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋|双十一|双11|光棍节|双十二|双12"
+               # 五一 and 十一 are the May and October holidays only where no number runs on (二十五一共, 十一点)
+               r"|(?<![一二三四五六七八九十百千万零两\d])五一(?![一二三四五六七八九十百千万零两\d点号日月年个路班楼次岁])"
+               r"|(?<![一二三四五六七八九十百千万零两\d第双])十一(?=长假|假期|黄金周|期间|放假))")
 
 
 # Digits must stand alone: file_2025-03-05.txt and cap-2026-11-30-x are ids.
@@ -713,7 +716,7 @@ _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
 # Holidays, read only in a question (resolve(holidays=True)): a text that names Christmas is seldom
 # about the day it would be read as.
-_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍", _HOLIDAY_CN, _holiday),
+_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
                         _HOLIDAY_EN, _holiday, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
