@@ -703,8 +703,9 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("what show am I watching?")[:2], [drama, asked])
         for text in ("我在读什么书", "周末去哪玩", "他是什么人"):
             self.assertEqual(asks(text), ASKS_UNMARKED, text)
-        for text in ("没什么事", "什么都没干", "买了水果什么的", "哪怕再忙也要去"):
+        for text in ("没什么事", "什么都没干", "买了水果什么的", "哪怕再忙也要去", "我们认识好几年了"):
             self.assertEqual(asks(text), 0, text)
+        self.assertEqual(asks("我女儿几年级了"), ASKS_UNMARKED)
 
     def test_a_bonus_solar_panels_and_remote_days(self):
         said = self.say_each({
@@ -1088,6 +1089,15 @@ class LifeTopicTest(RecallTest):
             ids = self.asked(question)
             self.assertEqual(ids[:1], [expected], question)
             self.assertNotIn(movie, ids, question)
+
+    def test_a_question_read_across_a_word_the_archive_lacks_and_festivals_and_teeth_in_other_words(self):
+        party = self.say("公司年会抽中了一台iPad", day=SAID_ON)
+        tooth = self.say("Had my wisdom tooth pulled, face is swollen", day=SAID_ON)
+        eve = self.say("除夕在老家和爸妈一起包饺子", day=SAID_ON)
+        self.say("周末去爬山了，累死", day=SAID_ON)
+        # 年会上 segments as 年|会上; no text holds 会上, one holds 年会
+        for question, expected in (("年会上我抽到了什么", party), ("我拔过智齿吗", tooth), ("春节在哪过的", eve)):
+            self.assertEqual(self.asked(question)[:1], [expected], question)
 
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(

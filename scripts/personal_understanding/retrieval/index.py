@@ -30,7 +30,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "35"
+RECALL_VERSION = "36"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -55,7 +55,7 @@ TIME_WORDS = Lazy(
 
 ASKS_MARKED, ASKS_UNMARKED = 1, 2  # rdocs.asks: a question mark; a question typed without one
 # 我会开车吗, 我妈身体怎么样, 我晚上吃的什么, 面试怎么样了, 她去哪了呢; "do I have any pets", "what happened to my ankle"
-_ZH_ASKS = Lazy(r"(?:吗|么|怎么样|如何|啥|哪[儿里]?|几点|多少|(?<!没)什么|谁|几[个次天年岁])[了呢]{0,2}[啊呀哈啦]?"
+_ZH_ASKS = Lazy(r"(?:吗|么|怎么样|如何|啥|哪[儿里]?|几点|多少|(?<!没)什么|谁|(?<![好这那前])几(?:[个次天年岁]|年级))[了呢]{0,2}[啊呀哈啦]?"
                 r"[\s。.!！~～…]*$")
 _EN_ASKS = Lazy(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am|was|were|can|could|have|has)(?![a-z'])",
                 re.I)

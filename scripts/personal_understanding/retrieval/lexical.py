@@ -91,6 +91,7 @@ def query_terms(q, text):
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _unseen_words_as_their_tails(recall, terms)
+    _bigrams_across_words(recall, text, lex, terms)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
         rest = weighted_terms(q.rest, lex)
@@ -111,6 +112,31 @@ def _unseen_words_as_their_tails(recall, terms):
         for word in tails:
             if not dfs.get(word):
                 terms[word[1:]] = max(terms[word[1:]], terms[word])
+
+
+def _bigrams_across_words(recall, text, lex, terms):
+    """年会上 is read 年|会上, and no document holds 会上, while the text that told of it (公司年会抽中了…)
+    holds 年会, a word the dictionary lacks, as its unknown stretch's bigram. A query word no document
+    holds gives its weight to the pair its edge character makes with its neighbour across the word
+    boundary, where the archive holds that pair: the archive's words say how to read the question."""
+    tokens = sorted((t for t in tokenize(text, lex) if t.kind == "cjk"), key=lambda t: t.start)
+    words = {t.text for t in tokens if len(t.text) >= 2}
+    pairs, last = {}, None
+    for t in tokens:
+        if last is not None and t.start == last.end:
+            pair = last.text[-1] + t.text[0]
+            if pair not in terms and not any(pair in w for w in words):
+                pairs.setdefault(pair, set()).update(w for w in (last.text, t.text) if len(w) >= 2)
+        if last is None or t.end >= last.end:
+            last = t
+    sides = {w for ws in pairs.values() for w in ws if terms.get(w, 0.0) >= rank.STRONG}
+    if not sides:
+        return
+    dfs = recall.df(sorted(set(pairs) | sides))
+    for pair, ws in pairs.items():
+        unseen = [terms[w] for w in ws if w in sides and not dfs.get(w)]
+        if unseen and dfs.get(pair):
+            terms[pair] = max(unseen)
 
 
 def widens(terms):
