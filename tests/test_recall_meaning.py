@@ -1099,6 +1099,16 @@ class LifeTopicTest(RecallTest):
         for question, expected in (("年会上我抽到了什么", party), ("我拔过智齿吗", tooth), ("春节在哪过的", eve)):
             self.assertEqual(self.asked(question)[:1], [expected], question)
 
+    def test_a_procedure_an_overworked_week_and_a_drug_by_name(self):
+        self.assert_each_finds_first(
+            {"scope": "I'm so nervous about my colonoscopy next Tuesday",
+             "hours": "Work has been brutal, I've been pulling 60 hour weeks",
+             "penicillin": "I'm allergic to penicillin, found out the hard way",
+             "gastro": "上周去医院做了胃镜，没什么大问题",
+             "desk": "Switched to a standing desk, my back feels better"},
+            (("do I have any medical procedures coming up?", "scope"), ("am I overworked?", "hours"),
+             ("what medications can't I take?", "penicillin"), ("我做过什么检查", "gastro")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
