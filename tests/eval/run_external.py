@@ -384,14 +384,15 @@ def _round(value, digits):
 
 
 def product_version():
-    """Which product code produced the figures: HEAD plus a hash of the code and lexicon actually read.
+    """Which product code produced the figures: HEAD plus a hash of the code, lexicon and thesaurus actually read.
 
     The working tree may hold uncommitted changes, so the source hash is what identifies a run.
     """
     import hashlib
     import subprocess
     digest = hashlib.sha256()
-    for base in (os.path.join(REPO, "scripts", "personal_understanding"), os.path.join(REPO, "resources", "lexicon")):
+    for base in (os.path.join(REPO, "scripts", "personal_understanding"), os.path.join(REPO, "resources", "lexicon"),
+                 os.path.join(REPO, "resources", "thesaurus")):
         for folder, dirs, files in sorted(os.walk(base)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
