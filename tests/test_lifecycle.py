@@ -345,6 +345,15 @@ class ForgetReachTest(Base):
         self.assertEqual([s["ref"] for s in again["skipped"]], ["line-1"])
         self.assertEqual(holding(self.root, "五万块"), [])
 
+    def test_an_imported_message_that_gives_a_password_is_left_out_and_said_to_be(self):
+        chat = write(os.path.join(self.tmp, "chat.txt"),
+                     "me: 家里wifi密码是tplink8899，你来了直接连\nAnna: 好的，周六见\nme: 周六我做红烧肉\n")
+        out = history.import_history(self.root, "text", chat)
+        self.assertEqual(out["imported"], 2)
+        self.assertEqual(out["skipped"], [{"ref": "line-1", "why": history.CREDENTIAL_SKIPPED}])
+        self.assertEqual(holding(self.root, "tplink8899"), [])
+        self.assertTrue(holding(self.root, "红烧肉"))
+
 
 class ResumableImportTest(Base):
     LINES = [{"ref": f"m{i}", "speaker": "me", "text": f"第{i}句：那年夏天在海边"} for i in range(5)]

@@ -9,6 +9,9 @@ So re-importing the same file, a renamed copy or a longer later export adds only
 what is new, and never brings back a message that was forgotten (its id is
 tombstoned, and a tombstone's hash of the words is checked too).
 
+A message that gives a password, PIN or key (credentials.py) is left out and listed
+under `skipped`: credentials are never saved.
+
 Imported captures enter the ledger as pending and are closed at once as
 no-derivation-needed: history is kept verbatim for recall and derived on demand.
 An import killed part-way (or stopped by a full disk) is completed by running
@@ -18,7 +21,7 @@ the same import again: files it wrote but did not register are taken up.
 import os
 from pathlib import Path
 
-from . import archive, config, importers, paths, storage, timeutil
+from . import archive, config, credentials, importers, paths, storage, timeutil
 from .archive_index import CAPTURE_SHA, open_index, rows_in
 from .capture import capture_payload, captured_event
 from .errors import PuError
@@ -27,6 +30,7 @@ from .textinput import sha256_hex
 
 REASON = "imported history ({fmt}); kept verbatim for recall, derived on demand"
 BATCH = 500
+CREDENTIAL_SKIPPED = "gives a password, PIN or key (credentials are never saved)"
 
 
 def closed_event(capture_id, fmt, stamp):
@@ -121,6 +125,9 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
                 continue
             if limit and len(data) > limit:
                 skipped.append({"ref": msg.ref, "why": f"over max_message_bytes ({len(data)} > {limit})"})
+                continue
+            if credentials.find(msg.text):
+                skipped.append({"ref": msg.ref, "why": CREDENTIAL_SKIPPED})
                 continue
             fresh.append((msg, ref, capture_id, data, digest))
         leftovers = _leftovers(root, {f[2] for f in fresh})
