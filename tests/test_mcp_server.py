@@ -275,6 +275,16 @@ class ToolsTest(ServerTest):
         said = self.call("personal_turn", {"text": "I forgot my password again, locked out of the gym app", "turn_id": "t2"})
         self.assertTrue(said["structuredContent"]["captured"])
 
+    def test_a_record_that_gives_a_password_is_refused_and_nothing_is_written(self):
+        said = self.call("personal_turn", {"text": "Switched gyms, I'm at Planet Fitness now", "turn_id": "t1"})
+        self.assertTrue(said["structuredContent"]["captured"])
+        before = self.snapshot()
+        error = self.error_of(self.call("personal_remember", {"turn_id": "t1", "records": [
+            {"kind": "state", "title": "Goes to Planet Fitness"},
+            {"kind": "state", "title": "Gym app login", "summary": "password is hunter2"}]}))
+        self.assertIn("credentials are never stored", json.dumps(error))
+        self.assertEqual(self.snapshot(), before)
+
     def test_a_failing_gate_is_information_not_an_error(self):
         result = self.call("personal_session_check", {"turn_id": "t-unknown"})
         self.assertFalse(result["isError"])

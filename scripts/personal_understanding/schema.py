@@ -11,7 +11,7 @@ import re
 import os
 import unicodedata
 
-from . import paths, timeutil
+from . import credentials, paths, timeutil
 
 ID_RE = paths.ID_RE
 ORGANIZING = ("entity", "context")
@@ -119,6 +119,10 @@ def check_record(rec):
             banned = {"password", "token", "secret", "api_key", "credential"} & {k.lower() for k in identity}
             if banned:
                 out.append(("identities", f"never store credentials ({', '.join(sorted(banned))})"))
+    for name, value in rec.items():
+        texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        if any(credentials.find(t) for t in texts):
+            out.append((name, "gives a password, PIN or key: credentials are never stored"))
     model_only = rule["kinds"].get(kind, {}).get("model_only")
     if model_only and rec.get("layer") not in (None, "model_hypothesis"):
         out.append(("layer", f"{kind} records are model_hypothesis"))
