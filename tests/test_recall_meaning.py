@@ -1109,6 +1109,12 @@ class LifeTopicTest(RecallTest):
             (("do I have any medical procedures coming up?", "scope"), ("am I overworked?", "hours"),
              ("what medications can't I take?", "penicillin"), ("我做过什么检查", "gastro")))
 
+    def test_the_proposal_is_the_turn_that_said_propose_and_the_answer_came_after_it(self):
+        plan = self.say("I'm going to propose to Dana this weekend at the lake", day=SAID_ON)
+        self.say("Mom's chemo starts next week", day=SAID_ON)
+        self.assertEqual(self.asked("how did the proposal go?")[:1], [plan])
+        self.assertEqual(self.asked("求婚的事怎么样了")[:1], [plan])
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",

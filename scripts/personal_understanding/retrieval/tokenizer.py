@@ -410,8 +410,8 @@ def stem(word):
     """Light suffix stripping so inflected forms share a term.
 
     Steps, on lower-case ASCII words: drop a possessive 's; an irregular form
-    becomes its base (bought -> buy, ran -> run, children -> child;
-    resources/lexicon/irregular_en.txt). Then, on words of 4+ letters: plurals
+    becomes its base (bought -> buy, ran -> run, children -> child, and a
+    listed verb's noun in -al: proposal -> propose; resources/lexicon/irregular_en.txt). Then, on words of 4+ letters: plurals
     (-ies -> i, -sses/-xes/-ches/-shes/-zzes lose -es, other -s unless
     -ss/-us/-is; news, lens, series and species are no plurals); then a
     noun's -ment, -ness, -sion or -tion when enough of the word stays
