@@ -17,6 +17,25 @@ class ConversationTest(RecallTest):
         return ids
 
 
+class FeedbackTest(RecallTest):
+    def test_a_short_question_is_scored_on_its_own_words_and_a_long_text_borrows_from_its_best_matches(self):
+        # Pseudo-relevance feedback lends the words the best first matches share. To a whole dialogue that
+        # helps; to a short question it lifts turns that share words with the answer above the answer.
+        for n in range(12):
+            self.say(f"Scout the pup chased seagulls on the beach again, day {n}")
+            self.say(f"Luna and Scout dug up the garden, the seagulls watched, round {n}")
+        for n in range(30):
+            self.say(f"Meeting notes {n}: budget review moved to Thursday")
+        classes = self.say("I just started agility classes with my pups at the dog park")
+        short = self.probe("what classes did I start with my pups?")
+        self.assertEqual(self.top_ids(short)[:1], [classes])
+        self.assertFalse([t for t in short["tokens"] if t.get("feedback")])
+        dialogue = ("Hey! How are the dogs doing? Are the pups still chasing seagulls at the beach every morning? "
+                    "I remember you said Scout got into the garden again and Luna followed him everywhere.")
+        long = self.probe(dialogue)
+        self.assertTrue([t for t in long["tokens"] if t.get("feedback")])
+
+
 class NeighbourTurnTest(ConversationTest):
     def test_a_two_word_reply_never_outranks_the_turn_that_holds_the_words(self):
         said, reply = self.turns("s1", "Finally booked the ferry to Naxos for the whole family", "Nice one!")

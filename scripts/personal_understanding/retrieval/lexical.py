@@ -18,6 +18,7 @@ QUERY_TF = 0.3  # weight of a repeated query word: x (1 + 0.3 ln n)
 FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches ...
 FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
 FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count as the user's words)
+FEEDBACK_MIN_TERMS = 8  # ... only for a long text (a whole dialogue): a short question says what it wants
 FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
 FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
 COMMON_MIN_DOCS = 2000  # from this size on ...
@@ -225,7 +226,8 @@ def rank_query(q, text):
     wanted = phrase.phrases(text, q.recall.lexicon())
     unseen = _unseen_words(q, text, terms)
     channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted, bridges=bridges, unseen=unseen)
-    if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
+    if FEEDBACK_TERMS and len([t for t in terms if t not in bridges]) > FEEDBACK_MIN_TERMS \
+            and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
