@@ -18,22 +18,19 @@ class ConversationTest(RecallTest):
 
 
 class FeedbackTest(RecallTest):
-    def test_a_short_question_is_scored_on_its_own_words_and_a_long_text_borrows_from_its_best_matches(self):
-        # Pseudo-relevance feedback lends the words the best first matches share. To a whole dialogue that
-        # helps; to a short question it lifts turns that share words with the answer above the answer.
-        for n in range(12):
-            self.say(f"Scout the pup chased seagulls on the beach again, day {n}")
-            self.say(f"Luna and Scout dug up the garden, the seagulls watched, round {n}")
-        for n in range(30):
+    def test_words_lent_by_the_best_matches_order_the_rest_never_the_best_matches(self):
+        # Pseudo-relevance feedback: the best first matches lend the words they share to a second pass.
+        for n in range(50):
             self.say(f"Meeting notes {n}: budget review moved to Thursday")
-        classes = self.say("I just started agility classes with my pups at the dog park")
-        short = self.probe("what classes did I start with my pups?")
-        self.assertEqual(self.top_ids(short)[:1], [classes])
-        self.assertFalse([t for t in short["tokens"] if t.get("feedback")])
-        dialogue = ("Hey! How are the dogs doing? Are the pups still chasing seagulls at the beach every morning? "
-                    "I remember you said Scout got into the garden again and Luna followed him everywhere.")
-        long = self.probe(dialogue)
-        self.assertTrue([t for t in long["tokens"] if t.get("feedback")])
+        self.say("The pups loved the beach: Scout chased seagulls, Luna dug tunnels, Milo barked at crabs")
+        self.say("Pups again at the beach, Scout and the seagulls, Luna and her tunnels, Milo and the crabs")
+        self.say("Scout, Luna and Milo: seagulls, tunnels, crabs, what a beach day for my pups")
+        classes = self.say("Finally did it, after weeks of thinking about it I started agility classes with my pups "
+                           "at the park near the school on weekends")
+        out = self.probe("what classes did I start with my pups?")
+        self.assertIn("seagull", [t["term"] for t in out["tokens"] if t.get("feedback")])  # the second pass ran
+        # A beach day with the pups shares every lent word; the turn holding the question's words stays first.
+        self.assertEqual(self.top_ids(out)[:1], [classes])
 
 
 class NeighbourTurnTest(ConversationTest):

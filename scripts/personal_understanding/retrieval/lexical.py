@@ -15,10 +15,9 @@ ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest t
 TIME_WORD_WEIGHT = 0.5
 FRAME_WEIGHT = 0.3  # "describe", "mention", "记得": words that frame the question, not its content
 QUERY_TF = 0.3  # weight of a repeated query word: x (1 + 0.3 ln n)
-FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches ...
+FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches (which keep their places) ...
 FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
 FEEDBACK_WEIGHT = 0.3  # ... at most at this weight (they help find, never count as the user's words)
-FEEDBACK_MIN_TERMS = 8  # ... only for a long text (a whole dialogue): a short question says what it wants
 FEEDBACK_MIN_DOCS = 50  # in a tiny archive the best few matches say too little about the rest
 FEEDBACK_MAX_DF = 100  # a lent word must be specific: found in at most this many documents
 COMMON_MIN_DOCS = 2000  # from this size on ...
@@ -226,13 +225,18 @@ def rank_query(q, text):
     wanted = phrase.phrases(text, q.recall.lexicon())
     unseen = _unseen_words(q, text, terms)
     channels, rows, held, tokens = score_terms(q, terms, routes, phrases=wanted, bridges=bridges, unseen=unseen)
-    if FEEDBACK_TERMS and len([t for t in terms if t not in bridges]) > FEEDBACK_MIN_TERMS \
-            and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
+    if FEEDBACK_TERMS and q.recall.total_docs() >= FEEDBACK_MIN_DOCS:
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
+            own = channels
             channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
                                                        phrases=wanted, bridges=bridges, unseen=unseen)
+            for channel, ranked in channels.items():
+                # The best matches of the user's own words keep their places: words they lend order the rest.
+                best = own.get(channel, [])[:FEEDBACK_DOCS]
+                kept = {doc for doc, _s, _d in best}
+                channels[channel] = best + [x for x in ranked if x[0] not in kept]
     return channels, rows, held, tokens, routes
 
 
