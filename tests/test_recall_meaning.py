@@ -2,9 +2,12 @@
 questions, verbatim phrases, whole words, and questions that share no word with
 the answer (kinship, synonyms, two languages)."""
 
+from unittest import mock
+
 from tests.test_recall import RecallTest
 
 from personal_understanding import capture, receipts, records
+from personal_understanding.retrieval import lexical
 
 
 class ConversationTest(RecallTest):
@@ -25,12 +28,18 @@ class FeedbackTest(RecallTest):
         self.say("The pups loved the beach: Scout chased seagulls, Luna dug tunnels, Milo barked at crabs")
         self.say("Pups again at the beach, Scout and the seagulls, Luna and her tunnels, Milo and the crabs")
         self.say("Scout, Luna and Milo: seagulls, tunnels, crabs, what a beach day for my pups")
+        self.say("Look at my pups!")
         classes = self.say("Finally did it, after weeks of thinking about it I started agility classes with my pups "
                            "at the park near the school on weekends")
         out = self.probe("what classes did I start with my pups?")
         self.assertIn("seagull", [t["term"] for t in out["tokens"] if t.get("feedback")])  # the second pass ran
         # A beach day with the pups shares every lent word; the turn holding the question's words stays first.
         self.assertEqual(self.top_ids(out)[:1], [classes])
+        # In a large archive the rarer lent words can fill the candidate set before the question's common
+        # words find anything; the best first matches are still there, first, and not also held back.
+        with mock.patch.object(lexical, "CANDIDATES", 3):
+            narrow = self.probe("what classes did I start with my pups?")
+        self.assertEqual(self.top_ids(narrow)[:1], [classes])
 
 
 class NeighbourTurnTest(ConversationTest):

@@ -229,14 +229,20 @@ def rank_query(q, text):
         first = {doc: score for ranked in channels.values() for doc, score, _d in ranked}
         extra = feedback_terms(q.recall, first, terms, max(1, q.recall.total_docs()))
         if extra:
-            own = channels
+            own, own_rows = channels, rows
             channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
                                                        phrases=wanted, bridges=bridges, unseen=unseen)
-            for channel, ranked in channels.items():
+            kept_ids = set()
+            for channel in set(own) | set(channels):
                 # The best matches of the user's own words keep their places: words they lend order the rest.
+                # (Rarer lent words may fill the candidate set before a common word of the user's finds them.)
                 best = own.get(channel, [])[:FEEDBACK_DOCS]
                 kept = {doc for doc, _s, _d in best}
-                channels[channel] = best + [x for x in ranked if x[0] not in kept]
+                channels[channel] = best + [x for x in channels.get(channel, ()) if x[0] not in kept]
+                for doc in kept:
+                    rows.setdefault(doc, own_rows[doc])
+                    kept_ids.add(own_rows[doc]["key"][2:])
+            held = [h for h in held if h["id"] not in kept_ids]
     return channels, rows, held, tokens, routes
 
 
