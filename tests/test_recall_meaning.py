@@ -1140,6 +1140,14 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("how did the proposal go?")[:1], [plan])
         self.assertEqual(self.asked("求婚的事怎么样了")[:1], [plan])
 
+    def test_an_english_word_the_archive_lacks_is_looked_for_in_its_shorter_form(self):
+        car = self.say("Last week I got a new Ferrari! It's a masterpiece on wheels", day=SAID_ON)
+        music = self.say("Being on stage made me realize how much music means to me", day=SAID_ON)
+        self.say("The basis of the plan is simple, my analysis says so", day=SAID_ON)
+        for question, expected in (("how many Ferraris do I own?", car),  # the stemmer keeps -is (analysis)
+                                   ("what realization did the concert bring?", music)):  # realization -> realizat
+            self.assertEqual(self.asked(question)[:1], [expected], question)
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",

@@ -91,6 +91,7 @@ def query_terms(q, text):
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _unseen_words_as_their_tails(recall, terms)
+    _unseen_english_shorter(recall, terms)
     _bigrams_across_words(recall, text, lex, terms)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
@@ -112,6 +113,27 @@ def _unseen_words_as_their_tails(recall, terms):
         for word in tails:
             if not dfs.get(word):
                 terms[word[1:]] = max(terms[word[1:]], terms[word])
+
+
+def _unseen_english_shorter(recall, terms):
+    """The stemmer keeps a final -is (analysis, tennis) and leaves realization as realizat, while
+    the archive says Ferrari and realize: an English query word no text holds is also looked for
+    without a final s, or without the at its -ation left, where the archive holds that form."""
+    unseen = [t for t, w in terms.items() if w >= rank.STRONG and len(t) >= 5 and t.isascii() and t.isalpha()]
+    if not unseen:
+        return
+    dfs = recall.df(unseen)
+    shorter = {}
+    for term in unseen:
+        if not dfs.get(term):
+            for form in (term[:-1] if term.endswith("s") else None, term[:-2] if term.endswith("at") else None):
+                if form and form not in terms:
+                    shorter[form] = term
+    if shorter:
+        held = recall.df(sorted(shorter))
+        for form, term in shorter.items():
+            if held.get(form):
+                terms[form] = terms[term]
 
 
 def _bigrams_across_words(recall, text, lex, terms):
