@@ -187,6 +187,22 @@ class RememberTest(ArchiveTest):
         self.assertEqual(index.record("state-leave")["status"], "superseded")
         self.assertEqual(index.followup(fid)["status"], "answered")
 
+    def test_an_event_is_corrected_by_a_new_record_that_supersedes_it_and_a_repeat_on_another_day_is_its_own(self):
+        remember(self.root, "t1", records=[WEDDING])
+        turn(self.root, "婚礼改到二月了，不是一月。", turn_id="t2", tier="full")
+        refused = self.refused("STATE_NOT_FOUND", remember, self.root, "t2",
+                               updates=[{"id": "event-wedding", "date_start": "2027-02"}])
+        self.assertIn("supersedes", Surface("mcp", commands.COMMANDS, offered=commands.profile("default")).text(refused.hint))
+        moved = dict(WEDDING, id="event-wedding-feb", date_start="2027-02", supersedes=["event-wedding"])
+        out = remember(self.root, "t2", records=[moved])  # the same words as the record it corrects
+        self.assertTrue(out["may_claim_saved"], out)
+        index = open_index(self.root)
+        self.assertEqual(index.record("event-wedding")["status"], "superseded")
+        turn(self.root, "又去小雨那儿了，她三月办第二场（回门宴）。", turn_id="t3", tier="full")
+        again = dict(WEDDING, id="event-wedding-march", date_start="2027-03")  # same title, another month
+        self.assertTrue(remember(self.root, "t3", records=[again])["may_claim_saved"])
+        self.assertEqual(index.record("event-wedding-feb")["status"], "current")
+
     def test_a_turn_without_saved_words_takes_no_items(self):
         remember(self.root, "t1", reason="closed here: this test is about another turn")
         turn(self.root, "how do I reverse a list in python", turn_id="t2")

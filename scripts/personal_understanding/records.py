@@ -112,7 +112,9 @@ def possible_duplicates(index, rec, limit=30):
         other_summary = other_summary if isinstance(other_summary, str) else None
         title_sim = 1.0 if other_key == key else schema.similarity(key, other_key, floor=0.8)
         summary_sim = schema.similarity(summary_key, other_summary, floor=0.85) if summary_key and other_summary else 0.0
-        exact = other_key == key and summary_key == schema.normalized(other_summary)
+        # The same words on other dates are another occurrence (a dentist visit in May and one in June).
+        exact = (other_key == key and summary_key == schema.normalized(other_summary)
+                 and all(rec.get(f) == other.get(f) for f in ("date_start", "date_end")))
         if exact or title_sim >= 0.8 or summary_sim >= 0.85:
             out.append({"id": rid, "kind": kind, "title": other_title, "title_similarity": round(min(title_sim, 1.0), 2),
                         "summary_similarity": round(summary_sim, 2), "exact": exact})
@@ -184,7 +186,8 @@ def prepare(root, index, fields, moment, allow_duplicate=False, pending=()):
         raise PuError("RECORD_ID_EXISTS", f"record id {rec['id']} is already used", "Pick another id, or omit it to have one generated.")
     _check_sources(root, index, rec)
     report = {"possible_duplicates": possible_duplicates(index, rec), "warnings": _dangling(index, rec, pending)}
-    exact = [d for d in report["possible_duplicates"] if d["exact"]]
+    replaced = set(rec.get("supersedes") or ())  # a correction says the same as the record it replaces
+    exact = [d for d in report["possible_duplicates"] if d["exact"] and d["id"] not in replaced]
     if exact and not allow_duplicate:
         raise PuError(
             "RECORD_DUPLICATE",
@@ -279,7 +282,8 @@ def prepare_update(root, index, id, capture_ids, moment, changes, pending=()):
     old = index.record(id)
     if old is None or old.get("kind") not in ("state", "decision"):
         raise PuError("STATE_NOT_FOUND", f"{id} is not a state or decision record",
-                      "{cmd:update_state} changes states and decisions; use {cmd:add_record} for others.")
+                      "{cmd:update_state} changes states and decisions in place; to correct another kind of record, "
+                      "add a new record that names it in {arg:supersedes} ({cmd:add_record}).")
     if old.get("status") not in ("current", "uncertain"):
         successor = old.get("superseded_by")
         raise PuError("STATE_NOT_CURRENT", f"{id} is {old.get('status')}" + (f"; its current version is {successor}" if successor else ""),
