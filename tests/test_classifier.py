@@ -116,6 +116,13 @@ class SavedByDefault(Helpers):
                            "Group meeting was rough. Felt like an impostor.",
                            "Sunday night again. Stomach knotted up thinking about Monday's standup."], "personal")
 
+    def test_a_job_told_in_technical_words_is_the_persons_own(self):
+        self.assertSignal(["I work at Stripe as a backend engineer, been there 3 years", "我在字节做后端开发，干了三年了",
+                           "I've been working at Stripe as a backend dev", "I'm interning at Meta this summer on the infra team"],
+                          "personal", "occupation")
+        self.assertSignal(["how do I make the backend work for Stripe payments", "can I use redis to work as a queue"],
+                          "technical")
+
     def test_reasons_name_the_structure_that_fired(self):
         self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
         self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))

@@ -51,7 +51,8 @@ EN_QUESTION = re.compile(
 # (category, reason code, kind, chars before 我, chars after 我)
 _ZH_AROUND_PRONOUN = [("health", "first-person-state", "life", ZH_BEFORE, ZH_AFTER),
                       ("preferences", "preference", "soft", 0, 6),
-                      ("self_description", "self-description", "soft", 0, 8)] + [
+                      ("self_description", "self-description", "soft", 0, 8),
+                      ("occupation", "occupation", "life", 0, 12)] + [
     (c, "first-person-state", "soft", ZH_BEFORE, ZH_AFTER)
     for c in ("feelings_strong", "feelings", "vague_states", "intense", "degree", "pairs", "negated", "dehuang")]
 # (category, reason code, kind, last token offset after I/me)
@@ -59,7 +60,8 @@ _EN_AFTER_SUBJECT = (("feelings_strong", "first-person-state", "soft", EN_SUBJEC
                      ("health", "first-person-state", "life", EN_SUBJECT_WINDOW),
                      ("distress", "first-person-state", "soft", EN_SUBJECT_WINDOW),
                      ("feelings", "first-person-state", "soft", 3),
-                     ("self_description", "self-description", "soft", 3))
+                     ("self_description", "self-description", "soft", 3),
+                     ("occupation", "occupation", "life", 3))  # I (still, currently, have been) work at
 _ZH_RELATIONS = (("relations_intimate", "life"), ("relations", "life"),
                  ("relations_pronoun_only", "life"), ("relations_work", "soft"))
 _EN_POSSESSED = (("relations", "relationship-mention", "life"),
