@@ -123,6 +123,12 @@ class SavedByDefault(Helpers):
         self.assertSignal(["how do I make the backend work for Stripe payments", "can I use redis to work as a queue"],
                           "technical")
 
+    def test_a_weekend_a_career_change_burnout_and_bookkeeping_told_in_technical_words(self):
+        self.assertSignal(["I spent the weekend building a React app for my wife's bakery", "我最近在学Python，想转行",
+                           "my manager wants the API done by Friday and I'm burnt out", "我用Excel记账，每个月花销大概八千"],
+                          "personal")
+        self.assertSignal(["how do I fix the weekend cron job", "this segfault is killing me"], "technical")
+
     def test_reasons_name_the_structure_that_fired(self):
         self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
         self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))

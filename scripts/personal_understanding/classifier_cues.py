@@ -185,7 +185,11 @@ class Hits:
     def add(self, code, evidence, kind):
         ev = short(evidence)
         n = self.count.get(code, 0)
-        if ev and n < MAX_PER_CODE and (code, ev) not in {h[:2] for h in self.items}:
+        seen = next((i for i, h in enumerate(self.items) if h[:2] == (code, ev)), None)
+        if seen is not None:
+            if kind == "life" and self.items[seen][2] != "life":  # burnt out: a feeling, and also health
+                self.items[seen] = (code, ev, kind)
+        elif ev and n < MAX_PER_CODE:
             self.count[code] = n + 1
             self.items.append((code, ev, kind))
 
