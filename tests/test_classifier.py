@@ -129,6 +129,13 @@ class SavedByDefault(Helpers):
                           "personal")
         self.assertSignal(["how do I fix the weekend cron job", "this segfault is killing me"], "technical")
 
+    def test_news_inside_a_how_to_question_and_family_named_without_a_pronoun_are_saved(self):
+        # 怎么跟老板说我怀孕了 asks how to tell the boss: the pregnancy is news, not a question to the memory
+        self.assertSignal(["怎么跟老板说我怀孕了", "我怎么和我妈说我辞职了", "周末公婆要来，做什么菜好",
+                           "Is it normal that my 3 year old still doesn't talk much?"], "personal")
+        self.assertSignal(["我上次怎么跟你说的", "我之前怎么跟你描述我的工作的"], "recall")
+        self.assertSignal(["how old is a 3 year old dog in human years"], "non-personal")
+
     def test_reasons_name_the_structure_that_fired(self):
         self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
         self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))
