@@ -1148,6 +1148,12 @@ class LifeTopicTest(RecallTest):
                                    ("what realization did the concert bring?", music)):  # realization -> realizat
             self.assertEqual(self.asked(question)[:1], [expected], question)
 
+    def test_an_old_friend_is_a_childhood_friend_and_looking_after_the_kids_is_childcare(self):
+        self.assert_each_finds_first(
+            {"friend": "发小阿强从深圳回来了，周六一起喝酒", "nanny": "Our nanny Rosa is leaving in March",
+             "uncle": "我舅舅查出来糖尿病了，得打胰岛素"},
+            (("我有什么老朋友", "friend"), ("谁来帮忙带娃", "nanny")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
