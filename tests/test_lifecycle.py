@@ -1,5 +1,6 @@
 """Backup and restore, explicit forgetting, tiers and caps, review loops, rebuilt views."""
 
+import datetime
 import json
 import os
 import shutil
@@ -96,9 +97,14 @@ class BackupTest(Base):
         self.assertUnchanged(before)
 
     def test_mirror_rotation_state_and_reminders(self):
-        self.say("今天去爬了香山", "t1")
-        self.assertEqual(receipts.preflight(self.root, "今天又去爬山了", turn_id="t2", tier="full")["backup_reminder"]["code"],
-                         "BACKUP_MISSING")
+        first = receipts.preflight(self.root, "今天去爬了香山", turn_id="t1", tier="full")
+        self.assertEqual(first["backup_reminder"]["code"], "BACKUP_MISSING")
+        # Once a day: the next turns of a long chat do not repeat it; tomorrow's first turn does.
+        self.assertNotIn("backup_reminder", receipts.preflight(self.root, "今天又去爬山了", turn_id="t2", tier="full"))
+        tomorrow = timeutil.parse_instant(first["receipt"]["created_at"]) + datetime.timedelta(days=1)
+        self.assertEqual(receipts.preflight(self.root, "又去了", turn_id="t3", tier="full", now=tomorrow)
+                         ["backup_reminder"]["code"], "BACKUP_MISSING")
+        capture.capture_text(self.root, "今天去爬了香山", "t1")
         mirror = os.path.join(self.tmp, "usb")
         for _ in range(3):
             out = backup.backup_archive(self.root, also_to=mirror, keep=2)

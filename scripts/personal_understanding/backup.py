@@ -326,19 +326,36 @@ def log_line(result):
             f"sha256={result['archive_sha256']}")
 
 
-def reminder(root, now=None, days=None):
-    """A note when the last backup is missing or older than the reminder period (None when fine)."""
+def reminder(root, now=None, days=None, once_a_day=False):
+    """A note when the last backup is missing or older than the reminder period (None when fine).
+
+    once_a_day (a turn's preflight, under the archive lock): only the first turn of a day carries
+    it, so an agent is told once, not on every message of a long chat."""
     from . import config
 
     days = config.load(root)["backup_reminder_days"] if days is None else days
+    now = now or timeutil.now()
     try:
         state = storage.read_json(paths.backup_state_path(root))
     except (OSError, ValueError):
-        return {"code": "BACKUP_MISSING", "message": "this archive has never been backed up",
+        note = {"code": "BACKUP_MISSING", "message": "this archive has never been backed up",
                 "hint": "Make a snapshot with {cmd:backup_archive}; {arg:also_to} adds a second copy."}
-    last = timeutil.parse_instant(state.get("last_backup_at") or "1970-01-01")
-    age = ((now or timeutil.now()) - last).days
-    if age >= days:
-        return {"code": "BACKUP_OLD", "message": f"the last backup is {age} days old ({state.get('last_backup_at')})",
+    else:
+        last = timeutil.parse_instant(state.get("last_backup_at") or "1970-01-01")
+        age = (now - last).days
+        if age < days:
+            return None
+        note = {"code": "BACKUP_OLD", "message": f"the last backup is {age} days old ({state.get('last_backup_at')})",
                 "hint": "Make a snapshot with {cmd:backup_archive}."}
-    return None
+    if once_a_day:
+        marker, today = paths.views_dir(root) / "backup-reminded.json", now.date().isoformat()
+        try:
+            if storage.read_json(marker).get("on") == today:
+                return None
+        except (OSError, ValueError, AttributeError):
+            pass
+        try:
+            storage.atomic_write_json(root, marker, {"on": today})
+        except (OSError, PuError):
+            pass  # a full or read-only disk: remind again rather than fail the turn
+    return note

@@ -64,6 +64,9 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
     requires, reasons, suppressed = _decide(found, tier)
 
     with storage.archive_lock(root, "preflight") as lock_notice:
+        from .backup import reminder
+
+        note = reminder(root, now=moment, once_a_day=True)
         index = open_index(root)
         turn_id = turn_id or paths.fresh_id(lambda: paths.new_id("turn", moment), lambda t: index.receipt(t) is not None)
         previous = index.receipt(turn_id)
@@ -83,7 +86,8 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
                 )
             upgrade = tier == "full" and not previous["requires_personal_understanding"]
             if not upgrade:
-                return _result(root, previous, repeated=True, notice=lock_notice, with_context=with_context)
+                return _result(root, previous, repeated=True, notice=lock_notice, with_context=with_context,
+                               backup_note=note)
             receipt = _receipt(turn_id, session_id or previous.get("session_id"), digest, len(text), moment, found,
                                tier, True, reasons, previous.get("reasons_suppressed", []), previous["version"] + 1)
             receipt["upgraded_from"] = previous["tier"]
@@ -91,7 +95,7 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
             receipt = _receipt(turn_id, session_id, digest, len(text), moment, found, tier, requires, reasons,
                                suppressed, 1)
         storage.append_jsonl(root, paths.receipts_path(root), receipt)
-    return _result(root, receipt, repeated=False, notice=lock_notice, with_context=with_context)
+    return _result(root, receipt, repeated=False, notice=lock_notice, with_context=with_context, backup_note=note)
 
 
 def _receipt(turn_id, session_id, digest, chars, moment, found, tier_requested, requires, reasons, suppressed, version):
@@ -118,7 +122,7 @@ def _receipt(turn_id, session_id, digest, chars, moment, found, tier_requested, 
     }
 
 
-def _result(root, receipt, repeated, notice, with_context=True):
+def _result(root, receipt, repeated, notice, with_context=True, backup_note=None):
     out = {"receipt": receipt, "turn_id": receipt["turn_id"], "repeated": repeated}
     due, _upcoming, _undated = due_followups(root)
     out["due_followups"] = [brief(root, item, with_prompt=True) for item in due]
@@ -126,11 +130,8 @@ def _result(root, receipt, repeated, notice, with_context=True):
         from .context import turn_context
 
         out["context"] = turn_context(root)
-    from .backup import reminder
-
-    note = reminder(root)
-    if note:
-        out["backup_reminder"] = note
+    if backup_note:
+        out["backup_reminder"] = backup_note
     if receipt["requires_personal_understanding"]:
         if receipt["low_information"]:
             out["next"] = ("Low-information turn: capture it now ({cmd:capture_user_update}), do a light read, answer naturally, "
