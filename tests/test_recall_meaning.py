@@ -1154,6 +1154,12 @@ class LifeTopicTest(RecallTest):
              "uncle": "我舅舅查出来糖尿病了，得打胰岛素"},
             (("我有什么老朋友", "friend"), ("谁来帮忙带娃", "nanny")))
 
+    def test_waking_at_night_is_sleep_in_either_language(self):
+        waking = self.say("I've been waking up at 3am every night this week", day=SAID_ON)
+        self.say("Work deadline on the Q4 launch is crushing me, 12 hour days", day=SAID_ON)
+        for question in ("why can't I sleep?", "what's causing my insomnia?", "为什么我老是半夜醒"):
+            self.assertEqual(self.asked(question)[:1], [waking], question)
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
