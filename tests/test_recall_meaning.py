@@ -1160,6 +1160,11 @@ class LifeTopicTest(RecallTest):
         for question in ("why can't I sleep?", "what's causing my insomnia?", "为什么我老是半夜醒"):
             self.assertEqual(self.asked(question)[:1], [waking], question)
 
+    def test_crypto_covers_the_coin_by_its_name(self):
+        self.assert_each_finds_first(
+            {"coin": "Sold my Bitcoin at a loss, feeling dumb", "roof": "Our roof is leaking again, contractor comes Monday"},
+            (("any crypto news?", "coin"), ("我的币圈投资怎么样了", "coin")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
