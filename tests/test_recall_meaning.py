@@ -731,6 +731,9 @@ class LifeTopicTest(RecallTest):
         for text in ("没什么事", "什么都没干", "买了水果什么的", "哪怕再忙也要去", "我们认识好几年了"):
             self.assertEqual(asks(text), 0, text)
         self.assertEqual(asks("我女儿几年级了"), ASKS_UNMARKED)
+        for text in ("房贷情况", "考驾照进展", "装修进度呢"):  # a topic typed as a question, no mark
+            self.assertEqual(asks(text), ASKS_UNMARKED, text)
+        self.assertEqual(asks("一切正常，没什么情况"), 0)
 
     def test_a_bonus_solar_panels_and_remote_days(self):
         said = self.say_each({
@@ -1164,6 +1167,15 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"coin": "Sold my Bitcoin at a loss, feeling dumb", "roof": "Our roof is leaking again, contractor comes Monday"},
             (("any crypto news?", "coin"), ("我的币圈投资怎么样了", "coin")))
+
+    def test_a_mortgage_medical_costs_and_the_driving_test_before_the_same_asked_earlier(self):
+        said = self.say_each({"loan": "公积金贷款批下来了，利率3.1", "insurance": "我妈的医保报销下来了",
+                              "licence": "驾照科目二挂了，下周补考", "car": "摇到号了！终于可以买车了"})
+        asked = self.say("考驾照进展", day=SAID_ON)  # a question saved earlier tells nothing
+        self.assertEqual(self.asked("房贷情况")[:1], [said["loan"]])
+        self.assertEqual(self.asked("医疗费用报了没")[:1], [said["insurance"]])
+        ids = self.asked("any news about my driving test")
+        self.assertLess(ids.index(said["licence"]), ids.index(asked))
 
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(

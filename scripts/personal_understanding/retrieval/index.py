@@ -30,7 +30,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "37"
+RECALL_VERSION = "38"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -61,8 +61,9 @@ _EN_ASKS = Lazy(r"^\W*(?:what|how|who|where|when|why|which|do|does|did|is|are|am
                 re.I)
 
 
-# 家里谁住院了, 我在看什么剧, 周末去哪玩 ask; 谁都不理我, 没什么事, 什么都没干, 买了水果什么的, 哪怕 tell
-_ZH_SHORT_ASKS = Lazy(r"谁(?![都也])|(?<!没)什么(?![都也的])|哪(?!怕)")
+# 家里谁住院了, 我在看什么剧, 周末去哪玩, 房贷情况, 考驾照进展 ask; 谁都不理我, 没什么事, 什么都没干, 买了水果什么的,
+# 哪怕, 没什么情况 tell
+_ZH_SHORT_ASKS = Lazy(r"谁(?![都也])|(?<!没)什么(?![都也的情])|哪(?!怕)|(?<!什么)(?:情况|进展|近况|进度)[呢啊]?$")
 SHORT_ASK_CHARS = 12  # ... in a text this short: a longer one may tell who did what
 
 
