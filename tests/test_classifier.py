@@ -136,6 +136,11 @@ class SavedByDefault(Helpers):
         self.assertSignal(["我上次怎么跟你说的", "我之前怎么跟你描述我的工作的"], "recall")
         self.assertSignal(["how old is a 3 year old dog in human years"], "non-personal")
 
+    def test_a_medical_or_school_acronym_is_not_technical_vocabulary(self):
+        self.assertSignal(["How long does it take to recover from ACL surgery? mine is on the 15th",
+                           "my son has an IEP meeting tomorrow"], "personal")
+        self.assertSignal(["what does the ACL in nginx config do"], "technical")
+
     def test_reasons_name_the_structure_that_fired(self):
         self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
         self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))
