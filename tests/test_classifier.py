@@ -136,6 +136,10 @@ class SavedByDefault(Helpers):
         self.assertSignal(["我上次怎么跟你说的", "我之前怎么跟你描述我的工作的"], "recall")
         self.assertSignal(["how old is a 3 year old dog in human years"], "non-personal")
 
+    def test_asking_what_would_be_good_is_advice_and_a_fever_without_a_subject_is_the_speakers(self):
+        self.assertSignal(["给老婆的生日礼物买什么好", "烧到38度5了要不要去医院"], "personal")
+        self.assertSignal(["我老婆生日是哪天", "我上次给老婆买的什么礼物"], "recall")
+
     def test_a_medical_or_school_acronym_is_not_technical_vocabulary(self):
         self.assertSignal(["How long does it take to recover from ACL surgery? mine is on the 15th",
                            "my son has an IEP meeting tomorrow"], "personal")
