@@ -1177,6 +1177,12 @@ class LifeTopicTest(RecallTest):
         ids = self.asked("any news about my driving test")
         self.assertLess(ids.index(said["licence"]), ids.index(asked))
 
+    def test_training_covers_a_course_in_either_language(self):
+        said = self.say_each({"course": "Signed up for a leadership course the company is paying for",
+                              "class": "报了个PMP的网课，周末上", "boss": "My coworker Priya keeps scheduling meetings at lunch"})
+        self.assertEqual(set(self.asked("what training am I doing?")[:2]), {said["course"], said["class"]})
+        self.assertEqual(self.asked("公司给我安排了什么培训")[:1], [said["course"]])
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
