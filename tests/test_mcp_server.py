@@ -267,6 +267,9 @@ class ToolsTest(ServerTest):
         error = self.error_of(self.call("personal_turn", {"text": f"my password for the gym app is {secret}",
                                                           "turn_id": "t1", "tier": "full"}))
         self.assertEqual(error["code"], "CREDENTIAL_NOT_SAVED")
+        error = self.error_of(self.call("personal_capture_user_turn", {"text": f"my password for the gym app is {secret}",
+                                                                     "turn_id": "t1"}))
+        self.assertEqual(error["code"], "CREDENTIAL_NOT_SAVED")  # not 'preflight it again with tier full'
         gate = self.call("personal_session_check", {"turn_id": "t1"})["structuredContent"]
         self.assertEqual((gate["obligations_met"], gate["may_claim_saved"]), (True, False), gate)  # nothing owed, nothing saved
         for path in Path(self.root).rglob("*"):

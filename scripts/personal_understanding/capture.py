@@ -56,6 +56,9 @@ def _turn_receipt(index, turn_id):
     receipt = index.receipt(turn_id)
     if receipt is None:
         raise PuError("CAPTURE_NO_RECEIPT", f"turn {turn_id} has no preflight receipt", "Run {cmd:preflight_context} for this message first; its receipt decides whether to capture.")
+    if receipt.get("signal") == "credential":
+        raise PuError("CREDENTIAL_NOT_SAVED", f"turn {turn_id} gives a password, PIN or key; credentials are never saved",
+                      "Tell the user it was not saved; anything else in it can be said again without the secret.")
     if not receipt["requires_personal_understanding"]:
         raise PuError(
             "CAPTURE_NOT_REQUIRED",
