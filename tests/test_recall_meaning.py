@@ -1183,6 +1183,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(set(self.asked("what training am I doing?")[:2]), {said["course"], said["class"]})
         self.assertEqual(self.asked("公司给我安排了什么培训")[:1], [said["course"]])
 
+    def test_recently_prefers_recent_turns_but_does_not_put_weaker_ones_first(self):
+        soup = self.say("Made a pumpkin soup with sage, the best thing I've cooked", day="2026-09-20T12:00:00Z")
+        for text in ("Made it to the gym twice this week", "We made dinner plans with Tom", "Made a dentist appointment"):
+            self.say(text, day=SAID_ON)
+        self.assertEqual(self.asked("what kind of soup did I make recently?")[:1], [soup])
+        gym = self.say("Skipped the gym on Monday", day=SAID_ON)
+        self.say("Skipped breakfast and went to the gym", day="2026-09-20T12:00:00Z")
+        self.assertEqual(self.asked("did I skip anything last week?")[:1], [gym])  # a window that says when still leads
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
