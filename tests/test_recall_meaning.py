@@ -1192,6 +1192,12 @@ class LifeTopicTest(RecallTest):
         self.say("Skipped breakfast and went to the gym", day="2026-09-20T12:00:00Z")
         self.assertEqual(self.asked("did I skip anything last week?")[:1], [gym])  # a window that says when still leads
 
+    def test_a_mishap_is_an_accident(self):
+        self.assert_each_finds_first(
+            {"crash": "I had a lil car accident last Friday, kinda upsetting but nobody got hurt",
+             "guitar": "Got a custom guitar with an octopus on it"},
+            (("what mishaps have I run into?", "crash"),))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
