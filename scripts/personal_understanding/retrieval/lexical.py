@@ -255,7 +255,7 @@ def rank_query(q, text):
             channels, rows, held, tokens = score_terms(q, dict(terms, **extra), routes, feedback=set(extra),
                                                        phrases=wanted, bridges=bridges, unseen=unseen)
             kept_ids = set()
-            for channel in set(own) | set(channels):
+            for channel in list(channels) + [c for c in own if c not in channels]:  # in a fixed order
                 # The best matches of the user's own words keep their places: words they lend order the rest.
                 # (Rarer lent words may fill the candidate set before a common word of the user's finds them.)
                 best = own.get(channel, [])[:FEEDBACK_DOCS]
