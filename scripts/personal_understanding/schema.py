@@ -52,6 +52,11 @@ def is_timeline(kind):
 _TYPES = {"string": str, "integer": int, "number": (int, float), "array": list, "array:object": list}
 
 
+# The fields that hold words (ids, dates and references cannot hold a credential's value).
+FREE_TEXT = ("title", "summary", "what_happened", "felt_then", "user_interpretation", "impact", "meaning_now",
+             "aliases", "tags", "unresolved_referents", "claim", "question", "expectation", "context", "note")
+
+
 def check_record(rec):
     """Problems with one record version, as (field, message) pairs; empty means valid."""
     out = []
@@ -119,7 +124,8 @@ def check_record(rec):
             banned = {"password", "token", "secret", "api_key", "credential"} & {k.lower() for k in identity}
             if banned:
                 out.append(("identities", f"never store credentials ({', '.join(sorted(banned))})"))
-    for name, value in rec.items():
+    for name in FREE_TEXT:
+        value = rec.get(name)
         texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
         if any(credentials.find(t) for t in texts):
             out.append((name, "gives a password, PIN or key: credentials are never stored"))
