@@ -1198,6 +1198,16 @@ class LifeTopicTest(RecallTest):
              "guitar": "Got a custom guitar with an octopus on it"},
             (("what mishaps have I run into?", "crash"),))
 
+    def test_relocating_growing_water_damage_and_a_funeral(self):
+        said = self.assert_each_finds_first(
+            {"garden": "Started a vegetable garden, tomatoes are coming in",
+             "flood": "Our basement flooded again during the storm",
+             "grandma": "My grandma passed away on Sunday, she was 94",
+             "london": "My best friend is moving to London for work",
+             "pox": "The kids have chickenpox, whole house is itchy"},
+            (("what am I growing?", "garden"), ("any water damage?", "flood"), ("any funerals?", "grandma")))
+        self.assertIn(said["london"], self.asked("who is relocating?")[:2])
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
