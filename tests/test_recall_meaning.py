@@ -1208,6 +1208,12 @@ class LifeTopicTest(RecallTest):
             (("what am I growing?", "garden"), ("any water damage?", "flood"), ("any funerals?", "grandma")))
         self.assertIn(said["london"], self.asked("who is relocating?")[:2])
 
+    def test_a_houseplant_by_its_name_is_a_plant(self):
+        said = self.say_each({"pothos": "我家阳台的绿萝长得很好", "cactus": "My cactus finally flowered!",
+                              "ac": "给爸妈在老家装了空调"})
+        for question in ("我养了什么植物", "how are my plants doing?"):  # both plants, in either language
+            self.assertEqual(set(self.asked(question)[:2]), {said["pothos"], said["cactus"]}, question)
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
