@@ -1214,6 +1214,13 @@ class LifeTopicTest(RecallTest):
         for question in ("我养了什么植物", "how are my plants doing?"):  # both plants, in either language
             self.assertEqual(set(self.asked(question)[:2]), {said["pothos"], said["cactus"]}, question)
 
+    def test_utilities_charity_and_a_parking_fine(self):
+        self.assert_each_finds_first(
+            {"power": "Our electricity bill was $340 this month, insane", "shelter": "I donated $500 to the animal shelter",
+             "parking": "Got a $50 parking ticket downtown", "tires": "Spent $1,200 on new tires for the Subaru"},
+            (("what are my utility costs?", "power"), ("did I give to charity?", "shelter"), ("any fines?", "parking"),
+             ("我捐过款吗", "shelter")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",

@@ -160,6 +160,8 @@ class Thesaurus:
         for tok, term, _w in content_tokens(norm, lexicon):
             if tok.kind == "latin" and term in self.sets:
                 found.append((tok.start, tok.text, term))
+            elif tok.kind == "cjk" and term in self.sets and term not in norm:
+                found.append((tok.start, term, term))  # a verb the sentence splits: 捐过款 is 捐款
         return [(surface, key) for _i, surface, key in sorted(found)]
 
     def expansions(self, text, lexicon=None, topics=True):
