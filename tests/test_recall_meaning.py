@@ -1221,6 +1221,11 @@ class LifeTopicTest(RecallTest):
             (("what are my utility costs?", "power"), ("did I give to charity?", "shelter"), ("any fines?", "parking"),
              ("我捐过款吗", "shelter")))
 
+    def test_a_job_offer_answers_whether_work_was_found(self):
+        self.assert_each_finds_first(
+            {"offer": "我的offer下来了！！", "boss": "今天meeting被boss骂了，好烦"},
+            (("工作找到了吗", "offer"), ("did I get a job?", "offer")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
