@@ -1226,6 +1226,14 @@ class LifeTopicTest(RecallTest):
             {"offer": "我的offer下来了！！", "boss": "今天meeting被boss骂了，好烦"},
             (("工作找到了吗", "offer"), ("did I get a job?", "offer")))
 
+    def test_the_heart_vision_skin_rehab_and_a_statin(self):
+        self.assert_each_finds_first(
+            {"chol": "My cholesterol came back at 240, doctor wants me on statins",
+             "eyes": "My eye doctor says I need reading glasses now", "rash": "I've had a rash on my arm for a week",
+             "pt": "Started physical therapy for my shoulder", "ankle": "Sprained my ankle playing pickleball"},
+            (("any heart health issues?", "chol"), ("how is my vision?", "eyes"), ("any skin problems?", "rash"),
+             ("am I doing rehab?", "pt"), ("what medications am I on?", "chol")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
