@@ -12,7 +12,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from . import archive, config, inputs, paths, storage, timeutil
+from . import archive, config, credentials, inputs, paths, storage, timeutil
 from .archive_index import open_index
 from .errors import PuError
 from .textinput import check_size, require_text, sha256_hex
@@ -57,8 +57,7 @@ def _turn_receipt(index, turn_id):
     if receipt is None:
         raise PuError("CAPTURE_NO_RECEIPT", f"turn {turn_id} has no preflight receipt", "Run {cmd:preflight_context} for this message first; its receipt decides whether to capture.")
     if receipt.get("signal") == "credential":
-        raise PuError("CREDENTIAL_NOT_SAVED", f"turn {turn_id} gives a password, PIN or key; credentials are never saved",
-                      "Tell the user it was not saved; anything else in it can be said again without the secret.")
+        raise credentials.not_saved(f"turn {turn_id} gives a password, PIN or key")
     if not receipt["requires_personal_understanding"]:
         raise PuError(
             "CAPTURE_NOT_REQUIRED",

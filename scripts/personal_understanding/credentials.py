@@ -14,26 +14,30 @@ saving.
 
 import re
 
+from .errors import PuError
+from .patterns import Lazy
+
 MASK = "••••"
+TELL_USER = "Tell the user it was not saved; anything else in it can be said again without the secret."
 
 _NAME_EN = (r"(?:wi-?fi\s+)?(?:password|passcode|passphrase|passwd|pwd|pin(?:\s+(?:code|number))?|"
             r"api\s+key|api\s+token|access\s+token|secret\s+key|private\s+key|security\s+code|cvv|otp|"
             r"one[-\s]time\s+code|verification\s+code|(?:door|gate|garage|alarm|lock|safe|entry)\s+code|(?:lock|safe|locker)\s+combination)")
 # "password for the gym app is", "PIN: ", "wifi password = ", "passcode's"; at most a few words between.
-_NAMED_EN = re.compile(
+_NAMED_EN = Lazy(
     r"\b" + _NAME_EN + r"(?:'s\s+|(?:\s+(?:for|of|to|on|at)\s+[^\n.,;:!?]{1,40}?)?"
     r"(?:\s*[:=]\s*|\s+(?:is|was|are)(?:\s+(?:now|still|just))?\s+|\s+(?:changed\s+)?to\s+))"
     r"(?P<value>\"[^\"\s]{3,64}\"|'[^'\s]{3,64}'|`[^`\s]{3,64}`|[^\s\"'`]{4,64})",
     re.IGNORECASE)
-_NAMED_ZH = re.compile(
+_NAMED_ZH = Lazy(
     r"(?:密码|口令|密钥|PIN码|pin码|验证码|支付码|卡密)"
     r"\s*(?:是|为|：|:|=|改成了?|改为|换成了?)\s*"
     r"(?P<value>[\"'“‘]?[A-Za-z0-9!@#$%^&*_\-+=.?~]{4,64}[\"'”’]?)")
-_ISSUED = re.compile(
+_ISSUED = Lazy(
     r"\b(?P<value>sk-(?:proj-)?[A-Za-z0-9_\-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|"
     r"AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)")
-_SYMBOL = re.compile(r"[0-9!@#$%^&*_+=?~]")  # not "-": first-person, well-known
+_SYMBOL = Lazy(r"[0-9!@#$%^&*_+=?~]")  # not "-": first-person, well-known
 _TRAILING = ".,;:!?)]}。，；！？）"
 
 
@@ -74,3 +78,8 @@ def masked(text):
             out.append(text[last:start] + MASK)
             last = end
     return "".join(out) + text[last:]
+
+
+def not_saved(what):
+    """The refusal of a write that would keep a credential: `what` says whose words gave one."""
+    return PuError("CREDENTIAL_NOT_SAVED", f"{what}; credentials are never saved", TELL_USER)

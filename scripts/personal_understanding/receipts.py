@@ -8,7 +8,7 @@ append-only; a turn's later receipt (an upgrade to `full`) supersedes the
 earlier one by version.
 """
 
-from . import archive, config, paths, storage, timeutil
+from . import archive, config, credentials, paths, storage, timeutil
 from .archive_index import open_index
 from .classifier import CLASSIFIER_VERSION, classify
 from .errors import PuError
@@ -56,11 +56,7 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
     digest = sha256_hex(data)
     found = classify(text)
     if found["signal"] == "credential" and tier == "full":
-        raise PuError(
-            "CREDENTIAL_NOT_SAVED",
-            f"this message gives the value of a credential ({found['reasons'][0]['evidence']}); credentials are never saved",
-            "Tell the user it was not saved; anything else in it can be said again without the secret.",
-        )
+        raise credentials.not_saved(f"this message gives the value of a credential ({found['reasons'][0]['evidence']})")
     requires, reasons, suppressed = _decide(found, tier)
 
     with storage.archive_lock(root, "preflight") as lock_notice:

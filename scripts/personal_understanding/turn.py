@@ -7,7 +7,7 @@ and on a read turn (the message asks the memory) the recall itself. Calling
 it again for the same turn and message returns the same receipt and capture.
 """
 
-from . import capture, receipts
+from . import capture, credentials, receipts
 from .errors import PuError
 from .reads import probe_message
 
@@ -51,8 +51,8 @@ def asks_something(receipt, text):
     return "question" in codes or ("task" in codes and len(text) <= TASK_READ_CHARS)
 
 
-CREDENTIAL_NEXT = ("This message gives a password, PIN or key: credentials are never saved, so nothing of it was. "
-                   "Tell the user so; anything else in it can be said again without the secret.")
+CREDENTIAL_NEXT = "This message gives a password, PIN or key: credentials are never saved, so nothing of it was. " + \
+    credentials.TELL_USER
 
 
 def _next(personal, read_turn, low_information, found=False):
