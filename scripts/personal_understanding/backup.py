@@ -347,15 +347,22 @@ def reminder(root, now=None, days=None, once_a_day=False):
             return None
         note = {"code": "BACKUP_OLD", "message": f"the last backup is {age} days old ({state.get('last_backup_at')})",
                 "hint": "Make a snapshot with {cmd:backup_archive}."}
-    if once_a_day:
-        marker, today = paths.views_dir(root) / "backup-reminded.json", now.date().isoformat()
-        try:
-            if storage.read_json(marker).get("on") == today:
-                return None
-        except (OSError, ValueError, AttributeError):
-            pass
-        try:
-            storage.atomic_write_json(root, marker, {"on": today})
-        except (OSError, PuError):
-            pass  # a full or read-only disk: remind again rather than fail the turn
+    if once_a_day and not _first_today(root, now.date().isoformat()):
+        return None
     return note
+
+
+def _first_today(root, today):
+    """Is this the day's first reminder? Marks the day as reminded (views/backup-reminded.json, derived:
+    losing it only shows the reminder again; a full or read-only disk never fails the turn)."""
+    marker = paths.views_dir(root) / "backup-reminded.json"
+    try:
+        if storage.read_json(marker).get("on") == today:
+            return False
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        storage.atomic_write_json(root, marker, {"on": today})
+    except (OSError, PuError):
+        pass
+    return True

@@ -60,9 +60,6 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
     requires, reasons, suppressed = _decide(found, tier)
 
     with storage.archive_lock(root, "preflight") as lock_notice:
-        from .backup import reminder
-
-        note = reminder(root, now=moment, once_a_day=True)
         index = open_index(root)
         turn_id = turn_id or paths.fresh_id(lambda: paths.new_id("turn", moment), lambda t: index.receipt(t) is not None)
         previous = index.receipt(turn_id)
@@ -80,6 +77,11 @@ def preflight(root, text, turn_id=None, session_id=None, tier="auto", now=None, 
                     f"turn {turn_id} already requires personal understanding; it cannot be downgraded to skip",
                     "Finish the turn: capture, read, derive or close, then {cmd:session_check}.",
                 )
+        from .backup import reminder
+
+        # Past every refusal: a refused call must not use up the day's reminder (it writes its marker).
+        note = reminder(root, now=moment, once_a_day=True)
+        if previous is not None:
             upgrade = tier == "full" and not previous["requires_personal_understanding"]
             if not upgrade:
                 return _result(root, previous, repeated=True, notice=lock_notice, with_context=with_context,
