@@ -65,10 +65,26 @@ from . import lunar
 OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
 RECENT_DAYS = 30
+# "Recently", 最近: a guess at the last month, not a window the words name (see is_vague).
+_RECENT_CN = r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?"
+_RECENT_EN = r"lately|recently|these\s+days|nowadays|of\s+late"
 FEW_DAYS = 6
 AHEAD_MONTH_CHARS = 200  # a month named without a year is read ahead in a text this short that points ahead
 AROUND_DAYS = 15  # 去年这个时候, this time last year: the same date then, give or take half a month
 _TD = _dt.timedelta
+
+
+def _recent(_m, as_of):
+    return as_of - _TD(RECENT_DAYS), as_of, "range"
+
+
+_VAGUE = Lazy(rf"(?:{_RECENT_CN}|{_RECENT_EN})", re.I)
+
+
+def is_vague(expression):
+    """Does a resolved expression only guess at recent days (recently, 最近) rather than name a window?"""
+    return bool(_VAGUE.fullmatch(expression))
+
 
 # One character for one character, so offsets into the normalised text are
 # offsets into the caller's text.
@@ -427,7 +443,7 @@ _CN_RULES = [
     # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
     ("这", rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
      r"(?:里|内|来|中|以来)?", _cn_past),
-    ("近阵段", r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?", lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+    ("近阵段", _RECENT_CN, _recent),
     # 去年这个时候, 两年前的今天: the same time of an earlier year, not the whole year
     ("年", rf"(?:(?P<yr>大前年|{_NOT_PAST}前年|去年)|{_NUM_BEFORE}(?P<n>{_N_CN})年(?:以|之)?前)的?"
      r"(?:(?P<day>今天|今日|这一天|这天)|这个时候|这时候|这时|此时|这会儿|同期)", _years_back),
@@ -539,8 +555,7 @@ _EN_RULES = [
     ("time day date",
      _w(rf"(?:(?:around|at|on|about)\s+)?this\s+(?:(?P<day>day|date)|time)\s+(?:(?P<yr>last)\s+year"
         rf"|(?P<n>{_N_EN})\s+years?\s+ago)"), _years_back),
-    ("late recent days", _w(r"lately|recently|these\s+days|nowadays|of\s+late"),
-     lambda m, a: (a - _TD(RECENT_DAYS), a, "range")),
+    ("late recent days", _w(_RECENT_EN), _recent),
     (_MONTH_NEEDLES, _w(rf"(?:on\s+)?(?:the\s+)?{_DAY_EN}(?:\s+of)?\s+{_MON_EN}(?:,?\s+{_YR_EN})?"), _en_month),
     (_MONTH_NEEDLES, _w(rf"(?:on\s+)?{_MON_EN}\s+(?:the\s+)?{_DAY_EN}(?:,?\s+{_YR_EN})?"), _en_month),
     ("19 20", _w(rf"(?:(?:in|during)\s+)?{_MON_EN},?\s+(?:of\s+)?{_YR_EN}"), _en_month),

@@ -80,21 +80,18 @@ def why(time):
     return {"channel": "time", "expression": time["expression"], "from": time["from"], "to": time["to"]}
 
 
-# "Recently" and 最近 say the answer is likely recent, not that it must be: their window boosts (as every
-# window does) but does not move its matches ahead of better ones said before it.
-VAGUE = frozenset(("recently", "lately", "these days", "nowadays", "of late", "最近", "近来", "近期", "这阵子", "这段时间",
-                   "这段日子", "这一阵", "这一阵子"))
-
-
 def window_first(q, order, row_by_key, matched, stood_in=()):
     """Keys in `order` with the window's direct matches moved to the front, then its matches through a
     stand-in ("eat" for pizza), then the rest (order kept within each part).
 
     Only for a short question: in a long message (a whole conversation as
     context) a time expression is one detail among many, and only boosts.
-    A vague window (recently, 最近: VAGUE) only boosts too.
+    A vague window (recently, 最近: timeexpr.is_vague) only boosts too: the answer is likely recent, not
+    surely, and a weak match said this month must not go ahead of a better one said before it.
     """
-    times = [t for t in q.times if t["expression"].lower() not in VAGUE]
+    from .timeexpr import is_vague  # loaded already: the query's times came from it
+
+    times = [t for t in q.times if not is_vague(t["expression"])]
     if not times or len(content_terms(q)) > FOCUSED_TERMS:
         return order
     inside = [k for k in order if any(overlaps(row_by_key[k], t["from"], t["to"]) for t in times)]
