@@ -90,9 +90,11 @@ def query_terms(q, text):
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
-    _unseen_words_as_their_tails(recall, terms)
-    _unseen_english_shorter(recall, terms)
-    _bigrams_across_words(recall, text, lex, terms)
+    # A word no document holds may be read another way (held: df of the query's own words, asked once).
+    held = recall.df(list(terms))
+    _unseen_words_as_their_tails(terms, held)
+    _unseen_english_shorter(recall, terms, held)
+    _bigrams_across_words(recall, text, lex, terms, held)
     if q.times and text == q.lexical:
         # Time words are resolved into ranges (boost); as words they still count, at half weight.
         rest = weighted_terms(q.rest, lex)
@@ -103,40 +105,35 @@ def query_terms(q, text):
     return terms, routes, bridges
 
 
-def _unseen_words_as_their_tails(recall, terms):
+def _unseen_words_as_their_tails(terms, held):
     """动手术, never said in the archive, is asked as 手术 (the word after a light verb or modifier: 新手机,
     老同学): a Chinese word of three or more characters that no document holds gives its weight to the
     word that follows its first character. Never to a shorter part: 山东大学 is not asked as 大学."""
-    tails = [t for t, w in terms.items() if len(t) >= 3 and knowledge._is_cjk(t) and w >= rank.STRONG and t[1:] in terms]
-    if tails:
-        dfs = recall.df(tails)
-        for word in tails:
-            if not dfs.get(word):
-                terms[word[1:]] = max(terms[word[1:]], terms[word])
+    tails = [t for t, w in terms.items() if len(t) >= 3 and knowledge._is_cjk(t) and w >= rank.STRONG and t[1:] in terms
+             and not held.get(t)]
+    for word in tails:
+        terms[word[1:]] = max(terms[word[1:]], terms[word])
 
 
-def _unseen_english_shorter(recall, terms):
+def _unseen_english_shorter(recall, terms, held):
     """The stemmer keeps a final -is (analysis, tennis) and leaves realization as realizat, while
     the archive says Ferrari and realize: an English query word no text holds is also looked for
     without a final s, or without the at its -ation left, where the archive holds that form."""
-    unseen = [t for t, w in terms.items() if w >= rank.STRONG and len(t) >= 5 and t.isascii() and t.isalpha()]
-    if not unseen:
-        return
-    dfs = recall.df(unseen)
+    unseen = [t for t, w in terms.items()
+              if w >= rank.STRONG and len(t) >= 5 and t.isascii() and t.isalpha() and not held.get(t)]
     shorter = {}
     for term in unseen:
-        if not dfs.get(term):
-            for form in (term[:-1] if term.endswith("s") else None, term[:-2] if term.endswith("at") else None):
-                if form and form not in terms:
-                    shorter[form] = term
+        for form in (term[:-1] if term.endswith("s") else None, term[:-2] if term.endswith("at") else None):
+            if form and form not in terms:
+                shorter[form] = term
     if shorter:
-        held = recall.df(sorted(shorter))
+        found = recall.df(sorted(shorter))
         for form, term in shorter.items():
-            if held.get(form):
+            if found.get(form):
                 terms[form] = terms[term]
 
 
-def _bigrams_across_words(recall, text, lex, terms):
+def _bigrams_across_words(recall, text, lex, terms, held):
     """年会上 is read 年|会上, and no document holds 会上, while the text that told of it (公司年会抽中了…)
     holds 年会, a word the dictionary lacks, as its unknown stretch's bigram. A query word no document
     holds gives its weight to the pair its edge character makes with its neighbour across the word
@@ -151,14 +148,13 @@ def _bigrams_across_words(recall, text, lex, terms):
                 pairs.setdefault(pair, set()).update(w for w in (last.text, t.text) if len(w) >= 2)
         if last is None or t.end >= last.end:
             last = t
-    sides = {w for ws in pairs.values() for w in ws if terms.get(w, 0.0) >= rank.STRONG}
-    if not sides:
-        return
-    dfs = recall.df(sorted(set(pairs) | sides))
-    for pair, ws in pairs.items():
-        unseen = [terms[w] for w in ws if w in sides and not dfs.get(w)]
-        if unseen and dfs.get(pair):
-            terms[pair] = max(unseen)
+    unseen = {w for ws in pairs.values() for w in ws if terms.get(w, 0.0) >= rank.STRONG and not held.get(w)}
+    pairs = {pair: ws & unseen for pair, ws in pairs.items() if ws & unseen}
+    if pairs:
+        found = recall.df(sorted(pairs))
+        for pair, ws in pairs.items():
+            if found.get(pair):
+                terms[pair] = max(terms[w] for w in ws)
 
 
 def widens(terms):
