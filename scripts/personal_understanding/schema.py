@@ -126,8 +126,8 @@ def check_record(rec):
                 out.append(("identities", f"never store credentials ({', '.join(sorted(banned))})"))
     for name in FREE_TEXT:
         value = rec.get(name)
-        texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-        if any(credentials.find(t) for t in texts):
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(t, str) and credentials.find(t) for t in texts):
             out.append((name, "gives a password, PIN or key: credentials are never stored"))
     model_only = rule["kinds"].get(kind, {}).get("model_only")
     if model_only and rec.get("layer") not in (None, "model_hypothesis"):
