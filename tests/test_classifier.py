@@ -484,6 +484,18 @@ class TechnicalVeto(Helpers):
                 self.assertEqual(r["signal"], "personal", r)
                 self.assertTrue(r["technical_evidence"], r)
 
+    def test_the_speakers_own_state_set_apart_from_a_technical_request_is_saved(self):
+        # a clause with no technical word, dated to the day or followed by a change of subject: how the person is
+        code = "\n```python\nfor i in range(10)\n    print(i)\n```"
+        for text in ["我今天好累。这段代码报错：" + code, "I'm exhausted today. Why does this fail?" + code,
+                     "心情不好，顺便帮我看看这个报错 ValueError: invalid literal for int()"]:
+            with self.subTest(text=text):
+                r = classify(text)
+                self.assertEqual(r["signal"], "personal", r)
+                self.assertIn("state-apart", codes(r))
+        # a mood with nothing to set it apart is about the code
+        self.assertSignal(["I'm so frustrated. Why does this fail?" + code, "烦死了，这个bug改了一天 ValueError"], "technical")
+
     def test_life_beside_the_code_structural_cues(self):
         # a scheduled event, 走人 after 我, a body part that is 不好, a late relative, doing something for one's family
         for text in ["这个报错搞了一晚上了，明天就是转正答辩，真的要崩溃了 TypeError: Cannot read properties of undefined",

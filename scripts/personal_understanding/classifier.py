@@ -29,7 +29,7 @@ from . import credentials
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.3.0"
+CLASSIFIER_VERSION = "2.4.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
@@ -128,6 +128,7 @@ def _wrapped(prefix, inner, lex):
     found = cues.collect(inner, cues.EnView(inner, lex), lex)
     outer = cues.EnView(prefix, lex)
     found += [h for h in cues.collect(prefix, outer, lex) if h[2] == "life"]  # "a message to my landlord: …"
+    found += _state_apart(prefix, lex)  # "我今天好累。这段代码报错：…"
     doc = _first(outer.low, outer, lex, "personal_documents")
     if doc:
         found.append(("personal-document", short(doc), "life"))
@@ -135,6 +136,32 @@ def _wrapped(prefix, inner, lex):
     if not cues.strong(found) and "first-person" in weak and weak & {"narrative", "time-anchor"}:
         found.append(("first-person-text", next(h[1] for h in found if h[0] == "first-person"), "soft"))
     return found
+
+
+_STATE_CODES = ("first-person-state", "feeling-no-subject", "body-state")
+
+
+def _state_apart(text, lex):
+    """The speaker's own state said in a clause with no technical word and set apart from the request
+    by a time of day or a change of subject ("我今天好累。这段代码报错：…", "心情不好，顺便帮我看看这个报错"):
+    how the person is, not how the code is. [] when there is none."""
+    clauses = [c.strip() for c in cues.CLAUSE_BREAK.split(text)]
+    clauses = [c for c in clauses if c]
+    for i, clause in enumerate(clauses):
+        view = cues.EnView(clause, lex)
+        found = cues.collect(clause, view, lex)
+        states = [h for h in found if h[0] in _STATE_CODES and h[2] != "weak"]
+        if not states or _technical(clause, view, lex)[0]:
+            continue
+        if any(h[0] == "time-anchor" for h in found) or (i + 1 < len(clauses) and _shifts(clauses[i + 1], lex)):
+            return [("state-apart", states[0][1], "life")]
+    return []
+
+
+def _shifts(clause, lex):
+    """Whether a clause opens with a change of subject (顺便, by the way, anyway)."""
+    view = cues.EnView(clause, lex)
+    return bool(lex["zre"]["topic_shifts"].match(view.low) or view.starts("topic_shifts", 0))
 
 
 class _Message:
@@ -199,7 +226,10 @@ def _judge(msg, lex):
 
     vent_only = content and all(h[2] == "vent" for h in content)
     if content and (msg.technical or (msg.score and vent_only)) and not cues.survives(found):
-        return _Verdict("technical", _technical_reasons(msg), vetoed=content, tech=msg.tech)
+        apart = _state_apart(msg.body, lex)
+        if not apart:
+            return _Verdict("technical", _technical_reasons(msg), vetoed=content, tech=msg.tech)
+        content += apart
     lived = forms.experiential(msg.body, lex)
     topical = content and all(h[0] in cues.MOOD_ONLY for h in content) and not lived
     shaped = [s.form(lex, not content or topical) for s in msg.sents if not s.neutral]
