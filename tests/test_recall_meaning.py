@@ -789,6 +789,12 @@ class LifeTopicTest(RecallTest):
              ("我爸身体有什么问题", "nodule")))
         self.assertEqual(set(self.asked("any health scares?")[:2]), {said["biopsy"], said["nodule"]})
 
+    def test_a_car_asked_after_by_its_model(self):
+        self.assert_each_finds_first(
+            {"civic": "Bought a used Civic for $14,500 last weekend",
+             "rent": "My landlord is raising the rent to 2300 starting March"},
+            (("how much was my car?", "civic"), ("how much is my rent?", "rent")))
+
     def test_an_agents_keyword_queries_reach_allergies_diets_travel_and_routines(self):
         self.assert_each_finds_first(
             {"shellfish": "I'm allergic to shellfish, found out the hard way in Maine.",
