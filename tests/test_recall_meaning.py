@@ -112,6 +112,13 @@ class TimeChannelTest(RecallTest):
         self.assertEqual(self.top_ids(self.probe("What happened last week?", as_of=self.AS_OF)),
                          [self.fryer, self.dentist])  # a week gone by, as it happened
 
+    def test_news_of_an_earlier_day_told_inside_the_window_comes_after_what_the_window_holds(self):
+        # said on the 24th, both: the dinner was on the 23rd, inside this week; the car on the weekend before
+        dinner = self.say("Had dinner with my sister Amy yesterday", day="2026-11-24T10:00:00Z")
+        car = self.say("Bought a used Civic last weekend", day="2026-11-24T11:00:00Z")  # said last
+        for question in ("what did I do this week?", "这周我干了什么"):
+            self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF))[:2], [dinner, car], question)
+
     def test_part_of_a_month_and_this_time_last_year_list_only_those_days(self):
         # AS_OF 2026-11-27: the first week of November is 1-7, 去年这个时候 2025-11-12..12-12
         early = self.say("Flew to Chicago for the client workshop", day="2026-11-03T09:00:00Z")

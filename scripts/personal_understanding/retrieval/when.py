@@ -48,8 +48,9 @@ def window_rows(q):
     """Rows dated inside any of the query's time ranges: [(row, time)].
 
     Order: rows lying wholly inside a range before rows that only overlap it
-    (a state of several years is not what "last week" holds), what was told
-    before what was asked (a question saved earlier is not what happened), then
+    (a state of several years is not what "last week" holds), a row whose own
+    words date it outside the range after one they do not (told this week of
+    last weekend), what was told before what was asked (a question saved earlier is not what happened), then
     salience (unknown last), then date, then key. Dates run in order through a
     window in the past ("last month": its story as it happened) and newest first
     through one that reaches today ("最近", "lately", "this week": what was said
@@ -69,11 +70,12 @@ def window_rows(q):
         time = next(t for t in q.times if overlaps(row, t["from"], t["to"]))
         inside = ((row["date_from"] or "") >= time["from"] and (row["date_to"] or row["date_from"] or "") <= time["to"]
                   or row["told_from"] is not None and row["told_from"] >= time["from"] and row["told_to"] <= time["to"])
-        out.append((row, time, inside))
+        elsewhere = row["told_from"] is not None and (row["told_to"] < time["from"] or row["told_from"] > time["to"])
+        out.append((row, time, (not inside, elsewhere)))
     today = q.today.isoformat()
     out.sort(key=lambda x: (x[0]["date_from"] or "", x[0]["key"]), reverse=any(t["to"] >= today for t in q.times))
-    out.sort(key=lambda x: (not x[2], saved_question(x[0]), -(x[0]["salience"] if x[0]["salience"] is not None else -1)))
-    return [(row, time) for row, time, _inside in out]
+    out.sort(key=lambda x: (x[2], saved_question(x[0]), -(x[0]["salience"] if x[0]["salience"] is not None else -1)))
+    return [(row, time) for row, time, _place in out]
 
 
 def why(time):
