@@ -328,6 +328,20 @@ class ForgetReachTest(Base):
             self.assertNotIn(open_index(self.root).capture(secret)["path"], zf.namelist())
         self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
 
+    def test_a_later_question_that_was_answered_by_the_forgotten_words_goes_with_them(self):
+        secret = self.say("My therapist Dr. Quimby thinks my insomnia is from the custody fight with Rebeccah", "t1")
+        kept = self.say("Went for a long walk by the river this morning", "t2")
+        for turn, question in (("t3", "who is Quimby?"), ("t4", "please forget what I said about Rebeccah"),
+                               ("t5", "where did I walk?")):
+            receipts.preflight(self.root, question, turn_id=turn, tier="skip")
+            probe(self.root, question, turn_id=turn)
+        forget.forget(self.root, secret, confirm=True)
+        for word in ("Quimby", "Rebeccah"):
+            self.assertEqual(holding(self.root, word), [], word)
+        # a read that did not serve it keeps its question, and the walk is still found
+        self.assertTrue(holding(self.root, "where did I walk"))
+        self.assertIn(kept, [r["id"] for r in probe(self.root, "walk by the river", maintenance=True)["top"]])
+
     def test_records_in_latin_letters_leave_no_words_in_the_ids_that_outlive_them(self):
         secret = self.say("My sister Annie is pregnant, nobody else knows yet", "t1")
         annie = records.add_record(self.root, kind="entity", entity_type="person", title="Annie")["id"]

@@ -6,7 +6,8 @@ names, so no reader serves the words. Then, in order: derived views are dropped;
 records resting only on the capture are removed and records with other sources
 lose the links, spans and quoted runs of its words (redact.py); follow-ups it
 raised lose their words and close as `resolved`; its turn's receipt loses the
-snippets of its message; traces tied to it lose their query; feedback, set-aside
+snippets of its message; traces tied to it, or of reads that served it, lose their
+query (and those reads' receipts their snippets); feedback, set-aside
 fragments and the snapshots under backups/ are cleaned the same way; the ledger
 records it; the capture's bytes go last; then a completion line. A crash anywhere
 leaves the intent on disk, and the next command that takes the archive lock (or
@@ -178,6 +179,7 @@ class _Work:
         text = _capture_text(root, stone["path"]) if self.is_capture and stone.get("path") else None
         self.source = redact.Source(text) if text else None
         self._texts = {}
+        self._served_turns = None
 
     def _text_of(self, cid):
         if cid not in self._texts:
@@ -215,7 +217,26 @@ class _Work:
 
     def receipt(self, obj):
         message = self.is_capture and self.stone.get("capture_kind") != "attachment"  # the receipt quotes the message only
-        return redact.receipt(obj) if message and self.turn and obj.get("turn_id") == self.turn else obj
+        own = message and self.turn and obj.get("turn_id") == self.turn
+        return redact.receipt(obj) if own or obj.get("turn_id") in self.served_turns() else obj
+
+    def _served(self, trace):
+        """Did this read serve what is forgotten? Its question then names it ("who is Quimby?", "forget what
+        I said about Quimby"), and goes with it."""
+        text = json.dumps(trace, ensure_ascii=False)
+        return any(i in text for i in self.gone)
+
+    def served_turns(self):
+        """Turns whose reads served what is forgotten (read before the traces are rewritten: receipts come first)."""
+        if self._served_turns is None:
+            self._served_turns = set()
+            tdir = paths.traces_dir(self.root)
+            for name in sorted(os.listdir(tdir)) if tdir.is_dir() else ():
+                if name.endswith(".jsonl"):
+                    for _raw, obj in _lines(tdir / name):
+                        if obj and obj.get("turn_id") and self._served(obj):
+                            self._served_turns.add(obj["turn_id"])
+        return self._served_turns
 
     def _clean_ids(self, value):
         if isinstance(value, list):
@@ -226,9 +247,10 @@ class _Work:
         return value
 
     def trace(self, obj):
+        served = self._served(obj)
         obj = self._clean_ids(obj)
         quoted = self.source is not None and bool(self.source.runs(obj.get("query"), redact.QUERY_RUN_WEIGHT))
-        if self.is_capture and (obj.get("capture_id") in self.turn_captures or quoted):
+        if served or self.is_capture and (obj.get("capture_id") in self.turn_captures or quoted):
             obj.update(query=REDACTED, tokens=[], expand=[], forgotten=True)
             if obj.get("capture_id") == self.id:
                 obj["capture_id"] = None
