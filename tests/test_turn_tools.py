@@ -68,6 +68,14 @@ class TurnTest(ArchiveTest):
         page = Path(pipeline_view(self.root, turn_id="t2")["pages"][0]).read_text("utf-8")
         self.assertIn(out["recall"]["trace_id"], page)  # the turn's page shows the reads that cited it
 
+    def test_an_order_to_forget_is_not_saved_and_points_at_what_to_forget(self):
+        said = turn(self.root, "我跟表哥借了五万块，年底还", turn_id="t1")
+        out = turn(self.root, "把我跟表哥借钱那件事删掉", turn_id="t2")
+        self.assertEqual((out["captured"], out["read_turn"]), (False, True))
+        self.assertEqual(out["recall"]["top"][0]["id"], said["capture_id"])
+        self.assertIn("personal_forget", Surface("mcp", commands.COMMANDS).text(out["next"]))
+        self.assertEqual(open_index(self.root).turn_capture_ids("t2"), [])
+
     def test_a_plain_question_about_someone_brings_what_the_archive_holds(self):
         told = turn(self.root, "和老同学王磊吃了顿饭，他刚辞职去创业做咖啡。", turn_id="t1")
         for n, question in enumerate(("王磊现在做什么", "what is 王磊 doing now")):

@@ -15,8 +15,9 @@ be forgotten. The evidence that allows a skip:
 Explicit requests to remember are always `full`. A question that asks the
 memory ("我最近怎么样", "who owes me money?") sets `recall`; with nothing new
 besides it the signal is `recall` (a read turn, nothing to capture), with
-something new it stays `personal`. Every decision lists the cues that made it
-in `reasons` as {code, evidence}.
+something new it stays `personal`. An order to forget what was said ("把那件事删掉",
+"forget what I said about…") is read the same way, with a `forget-request` reason.
+Every decision lists the cues that made it in `reasons` as {code, evidence}.
 
 One exception to saving: a message that gives a credential's value (a password,
 a PIN, an API key; see credentials.py) is `credential` and is never captured.
@@ -29,7 +30,7 @@ from . import credentials
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.4.0"
+CLASSIFIER_VERSION = "2.5.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
@@ -308,6 +309,15 @@ def classify(text):
         return _result("non-personal", lang=lang)
     if credentials.find(body):  # never stored: the receipt keeps the message with the value masked
         return _result("credential", [("credential", short(credentials.masked(body)))], lang=lang)
+    forgetting = forms.forget_request(body, lex)
+    if forgetting and not _technical(body, cues.EnView(body, lex), lex)[0]:
+        # nothing of a request to forget is kept but what else it tells; the read finds what it means
+        evidence, a, b = forgetting
+        news = _news(_beside(body, [(evidence, a, b, None)]), lex)
+        reasons = [("forget-request", evidence)]
+        if news:
+            return _result("personal", reasons + news.reasons, lang=lang, recall=True)
+        return _result("recall", reasons, lang=lang, recall=True)
     low = forms.low_information(body, lex)
     if low == "ack":
         return _result("non-personal", [("acknowledgement", short(body))], low=True, lang=lang)

@@ -109,6 +109,15 @@ def _forms(lex):
             "zh_request": anywhere(zh["request_prefixes"]),
             "zh_small": anywhere(zh["small_talk"]), "en_small": anywhere(en["small_talk"]),
             "zh_remember": anywhere(zh["remember_requests"]), "en_remember": anywhere(en["remember_requests"]),
+            # 把我跟表哥借钱那件事删掉, 忘了我刚才说的, 别记这个; "forget what I said about…", "don't save this":
+            # an order at the start of a clause (我把照片删了 and "I forgot what I said" tell, they do not ask)
+            "zh_forget": re.compile(r"^(?:请|麻烦你?|你|帮我|给我)*(?:把[^，,。！？!?]{0,30}?" + alt(zh["forget_objects"])
+                                    + r"[^，,。！？!?]{0,4}?" + alt(zh["forget_verbs"]) + "|" + alt(zh["forget_verbs"])
+                                    + alt(zh["forget_leads"]) + r"[^，,。！？!?]{0,20}?" + alt(zh["forget_objects"])
+                                    + "|" + alt(zh["no_keep"]) + r"(?:住|下来|下|着)?(?:这|那|了|吧|$))"),
+            "en_forget": re.compile(r"^(?:" + alt(en["forget_prefixes"]) + r"\s+)*(?:" + alt(en["forget_verbs"])
+                                    + r"\s+" + alt(en["forget_objects"]) + "|" + alt(en["keep_negations"])
+                                    + r"\s+(?:that|this|it|what|anything|any of))(?![a-z])"),
             "zh_memory": anywhere(zh["memory_verbs"]), "en_memory": anywhere(en["memory_phrases"]),
             "zh_told": anywhere(zh["told_verbs"]), "en_told": anywhere(en["told_phrases"]),
             "zh_retrieve": anywhere(zh["retrieval_verbs"]), "en_retrieve": anywhere(en["retrieval_phrases"]),
@@ -340,6 +349,19 @@ def remember_request(sent, lex):
     f = _forms(lex)
     m = f["zh_remember"].search(sent.low) or f["en_remember"].search(sent.low)
     return m.group(0) if m else None
+
+
+def forget_request(text, lex):
+    """(evidence, start, end) of a clause asking to forget what was said, or None."""
+    f, low, last = _forms(lex), text.lower(), 0
+    for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
+        end = m.start() if m else len(low)
+        clause = low[last:end]
+        lead = len(clause) - len(clause.lstrip())
+        if f["zh_forget"].match(clause.strip()) or f["en_forget"].match(clause.strip()):
+            return short(text[last + lead:end]), last, m.end() if m else end
+        last = m.end() if m else len(low)
+    return None
 
 
 def self_question(sent, lex):

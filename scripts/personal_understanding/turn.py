@@ -55,13 +55,21 @@ CREDENTIAL_NEXT = "This message gives a password, PIN or key: credentials are ne
     credentials.TELL_USER
 
 
-def _next(personal, read_turn, low_information, found=False):
+FORGET_STEP = ("The user asks to forget something they said: the `recall` rows are what the archive holds that "
+               "matches (for \"forget that\", the capture of what they said just before). Agree with them which one they mean, call {cmd:forget} with its {arg:id} (a dry run that "
+               "lists every place it reaches), then again with {arg:confirm=true} once they agree.")
+
+
+def _next(personal, read_turn, low_information, found=False, forget=False):
     if personal:
         step = ("Answer the user, then call {cmd:remember} with this {arg:turn_id}: the records this message adds "
                 "(they cite its capture by default), or a specific {arg:reason} why nothing is new.")
         if low_information:
             step = "Little to derive here: answer naturally, then call {cmd:remember} with this {arg:turn_id} and a {arg:reason}."
-        return step + " Say it is saved only when that call returns may_claim_saved true."
+        step += " Say it is saved only when that call returns may_claim_saved true."
+        return step + " " + FORGET_STEP if forget else step
+    if forget:
+        return FORGET_STEP + " Nothing of this message was saved; do not claim anything was saved."
     if read_turn:
         return ("A question to the memory: answer from `recall` (rows say why they came up). Before quoting the user, "
                 "read the words with {cmd:recall} {arg:mode=deep}. Nothing to save; do not claim anything was saved.")
@@ -99,8 +107,9 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
                 out["memories"] = found  # only what matched: a general question costs the agent nothing
         except PuError as exc:
             out["read_error"] = exc.to_dict()
+    forget = any(r["code"] == "forget-request" for r in receipt["reasons"])
     out["next"] = CREDENTIAL_NEXT if receipt["signal"] == "credential" else \
-        _next(personal, read_turn, receipt["low_information"], "memories" in out)
+        _next(personal, read_turn, receipt["low_information"], "memories" in out, forget)
     if pre.get("backup_reminder"):
         out["backup_reminder"] = pre["backup_reminder"]
     if warnings:
