@@ -19,6 +19,7 @@ JSONL = FIXTURES / "history.jsonl"
 LOCOMO = FIXTURES / "locomo_sample.json"
 CHATGPT = FIXTURES / "chatgpt_conversations.json"
 TEXT = FIXTURES / "transcript.txt"
+WHATSAPP = FIXTURES / "whatsapp_chat.txt"
 BENCH_LOCOMO = REPO.parent / "shared" / "bench-data" / "locomo" / "locomo10.json"
 
 SAFE_SESSION = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -64,7 +65,7 @@ class ImportTestCase(unittest.TestCase):
 
 
 class CommonTest(ImportTestCase):
-    FIXTURE_OF = {"jsonl": JSONL, "locomo": LOCOMO, "chatgpt": CHATGPT, "text": TEXT}
+    FIXTURE_OF = {"jsonl": JSONL, "locomo": LOCOMO, "chatgpt": CHATGPT, "text": TEXT, "whatsapp": WHATSAPP}
 
     def test_every_format_has_a_fixture_and_parses_it_well_formed(self):
         self.assertEqual(set(importers.FORMATS), set(self.FIXTURE_OF))
@@ -82,7 +83,7 @@ class CommonTest(ImportTestCase):
                 self.assertEqual(first, second)
 
     def test_unknown_format_is_refused(self):
-        err = self.refused("IMPORT_BAD_FORMAT", "whatsapp", JSONL)
+        err = self.refused("IMPORT_BAD_FORMAT", "telegram", JSONL)
         self.assertIn("jsonl", err.hint)
 
     def test_missing_file_is_unreadable_in_every_format(self):
@@ -459,6 +460,44 @@ class DateFormsAndInvalidLinesTest(ImportTestCase):
         messages, invalid = importers.parse_report("locomo", self.write_json("l.json", sample), skip_invalid=True)
         self.assertEqual(len(messages), len(parse("locomo", LOCOMO)) - 1)
         self.assertIn("turn #0", invalid[0]["where"])
+
+
+class WhatsappTest(ImportTestCase):
+    def test_fixture(self):
+        messages = parse("whatsapp", WHATSAPP, user_speaker="Lin")
+        words = [m for m in messages if not m.meta.get(importers.NOTICE)]
+        self.assertEqual([m.ref for m in words], ["line-2", "line-3", "line-6", "line-7"])
+        self.assertEqual([(m.speaker, m.role) for m in words],
+                         [("Sam", "other"), ("Lin", "user"), ("Sam", "other"), ("Lin", "user")])
+        self.assertEqual(words[1].text, "yes, the scan was clear\nthey want a follow-up in six months though")
+        self.assertEqual([m.occurred_at for m in words], ["2024-03-14T09:12:40Z", "2024-03-14T09:15:02Z",
+                                                          "2024-03-14T09:16:11Z", "2024-03-16T19:40:05Z"])
+        # the app's own lines (the encryption notice, a photo) are marked, not taken for Sam's words
+        self.assertEqual([m.ref for m in messages if m.meta.get(importers.NOTICE)], ["line-1", "line-5"])
+
+    def test_android_lines_and_the_day_month_order_the_file_tells(self):
+        us = self.write("us.txt", "3/21/24, 9:45\u202fPM - Ana: how was it?\n3/21/24, 9:46 PM - Me: great\n"
+                                  "3/21/24, 9:47 PM - Ana added Ben\n")
+        messages = parse("whatsapp", us, user_speaker="Me")
+        self.assertEqual([(m.speaker, m.occurred_at) for m in messages if not m.meta],
+                         [("Ana", "2024-03-21T21:45:00Z"), ("Me", "2024-03-21T21:46:00Z")])
+        self.assertEqual([m.text for m in messages if m.meta], ["Ana added Ben"])
+        dots = self.write("de.txt", "12.03.24, 21:45 - Ana: hallo\n01.04.24, 08:00 - Me: guten Morgen\n")
+        # no number passes 12, but only day-first runs forward (12 March, 1 April; not 3 December, 4 January)
+        self.assertEqual([m.occurred_at for m in parse("whatsapp", dots)], ["2024-03-12T21:45:00Z", "2024-04-01T08:00:00Z"])
+
+    def test_an_order_nothing_tells_is_refused_until_date_order_says_it(self):
+        path = self.write("same.txt", "3/4/24, 9:45 PM - Ana: hi\n3/4/24, 9:46 PM - Me: hello\n")
+        err = self.refused("IMPORT_INVALID", "whatsapp", path)
+        self.assertIn("date_order", err.hint)
+        self.assertEqual([m.occurred_at[:10] for m in parse("whatsapp", path, date_order="mdy")], ["2024-03-04"] * 2)
+        self.assertEqual([m.occurred_at[:10] for m in parse("whatsapp", path, date_order="dmy")], ["2024-04-03"] * 2)
+        self.refused("BAD_ARGUMENT", "text", TEXT, date_order="dmy")
+
+    def test_a_file_mixing_orders_names_the_line_and_a_text_import_points_at_whatsapp(self):
+        path = self.write("mixed.txt", "21/03/2024, 21:45 - Ana: hi\n3/22/24, 8:02 AM - Ana: yay\n")
+        self.assertEqual(self.refused("IMPORT_INVALID", "whatsapp", path).details["line"], 2)
+        self.assertIn("whatsapp", self.refused("IMPORT_INVALID", "text", path).message)
 
 
 class TextTest(ImportTestCase):

@@ -375,6 +375,20 @@ class ForgetReachTest(Base):
         self.assertTrue(holding(self.root, "红烧肉"))
 
 
+    def test_a_whatsapp_export_and_a_later_one_of_the_same_chat_add_each_message_once(self):
+        lines = ["[14/03/2024, 09:12:40] Sam: \u200eMessages and calls are end-to-end encrypted.",
+                 "[14/03/2024, 09:15:02] Lin: the scan was clear, follow-up in six months"]
+        first = write(os.path.join(self.tmp, "WhatsApp Chat - Sam.txt"), "\n".join(lines) + "\n")
+        out = history.import_history(self.root, "whatsapp", first, user_speaker="Lin")
+        self.assertEqual((out["imported"], [s["ref"] for s in out["skipped"]]), (1, ["line-1"]))
+        self.assertEqual(holding(self.root, "end-to-end"), [])  # the app's notice is nobody's words
+        later = write(os.path.join(self.tmp, "later.txt"), "\n".join(lines + ["[16/03/2024, 19:40:05] Sam: dinner saturday?"]) + "\n")
+        again = history.import_history(self.root, "whatsapp", later, user_speaker="Lin")
+        self.assertEqual((again["imported"], again["already_present"]), (1, 1))
+        top = probe(self.root, "what did the scan show", maintenance=True)["top"][0]
+        self.assertEqual((top["id"], top["occurred_at"]), (out["mapping"]["line-2"], "2024-03-14T09:15:02Z"))
+
+
 class ResumableImportTest(Base):
     LINES = [{"ref": f"m{i}", "speaker": "me", "text": f"第{i}句：那年夏天在海边"} for i in range(5)]
 

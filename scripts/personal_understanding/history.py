@@ -43,7 +43,7 @@ def _identities(fmt, file, messages):
     """(message, identity, source_ref) per message. Identity decides the capture id; source_ref points into the file."""
     out, seen = [], {}
     for msg in messages:
-        if fmt != "text":
+        if fmt not in ("text", "whatsapp"):  # no message ids: a line is known by who said what, when
             out.append((msg, msg.ref, msg.ref))
             continue
         digest = sha256_hex("\x00".join((msg.speaker, _instant(msg.occurred_at), msg.text)).encode("utf-8"))[:24]
@@ -81,11 +81,15 @@ def _leftovers(root, wanted):
     return out
 
 
-def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_invalid=False, now=None):
+def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_invalid=False, date_order=None,
+                   now=None):
     archive.require(root)
     settings = config.load(root)
     messages, invalid = importers.parse_report(format, file, user_speaker=user_speaker, sample_ids=sample_ids,
-                                               skip_invalid=skip_invalid, max_bytes=settings["max_import_bytes"])
+                                               skip_invalid=skip_invalid, max_bytes=settings["max_import_bytes"],
+                                               date_order=date_order)
+    notices = [m for m in messages if m.meta.get(importers.NOTICE)]
+    messages = [m for m in messages if not m.meta.get(importers.NOTICE)]
     limit = settings["max_message_bytes"]
     moment = now or timeutil.now()
     stamp = timeutil.iso(moment)
@@ -174,6 +178,7 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             # Register what was written even when a later write fails: no capture file is left unregistered.
             if events:
                 _register(root, written, events, docs)
+    skipped += [{"ref": m.ref, "why": "a line the app wrote (" + m.text.replace("\u200e", "")[:40] + "), not anyone's message"} for m in notices]
     out = {"format": format, "file": str(file), "messages": len(messages), "imported": imported + resumed,
            "already_present": present, "skipped": skipped, "mapping": mapping}
     if resumed:

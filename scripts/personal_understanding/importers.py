@@ -11,17 +11,19 @@ encoding needs (JSON escapes, a UTF-8 byte-order mark, CRLF line ends in plain t
 """
 
 import dataclasses
+import datetime as dt
 import hashlib
 import json
 import os
 import re
 
-from . import inputs
+from . import inputs, timeutil
 from .errors import PuError, usage
 # normalize_time and parse_locomo_datetime keep their old names here for callers of this module.
 from .importdates import normalize_iso as normalize_time, parse_locomo as parse_locomo_datetime, parse_when  # noqa: F401
 
-FORMATS = ("jsonl", "locomo", "chatgpt", "text")
+FORMATS = ("jsonl", "locomo", "chatgpt", "text", "whatsapp")
+DATE_ORDERS = ("dmy", "mdy")
 ROLES = ("user", "other")
 
 
@@ -39,16 +41,18 @@ class Message:
         return dataclasses.asdict(self)
 
 
-def parse(fmt, path, *, user_speaker=None, sample_ids=None, max_bytes=0):
+def parse(fmt, path, *, user_speaker=None, sample_ids=None, max_bytes=0, date_order=None):
     """Parse `path` as `fmt` (one of FORMATS) into a list of Message, in source order; refused whole if anything is invalid.
 
     `user_speaker` names the archive's owner (role "user"); every other speaker is "other".
     `sample_ids` (locomo only) keeps just those samples. A file over `max_bytes` (0: no cap) is refused.
+    `date_order` (whatsapp only: dmy or mdy) reads numeric dates whose order the file does not tell.
     """
-    return parse_report(fmt, path, user_speaker=user_speaker, sample_ids=sample_ids, max_bytes=max_bytes)[0]
+    return parse_report(fmt, path, user_speaker=user_speaker, sample_ids=sample_ids, max_bytes=max_bytes,
+                        date_order=date_order)[0]
 
 
-def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=False, max_bytes=0):
+def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=False, max_bytes=0, date_order=None):
     """(messages, invalid): with skip_invalid, invalid lines are left out and listed as {line|where, why}."""
     if fmt not in FORMATS:
         raise PuError("IMPORT_BAD_FORMAT", f"unknown import format {fmt!r}", f"Use one of: {', '.join(FORMATS)}.")
@@ -56,6 +60,8 @@ def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=
         raise usage("user_speaker must be a non-empty string")
     if sample_ids is not None and fmt != "locomo":
         raise usage(f"sample_ids applies only to the locomo format, not {fmt}")
+    if date_order is not None and (fmt != "whatsapp" or date_order not in DATE_ORDERS):
+        raise usage(f"date_order is dmy or mdy, for the whatsapp format only (got {date_order!r} for {fmt})")
     path = os.fspath(path)
     text = _read_utf8(path, max_bytes)
     skips = _Skips(skip_invalid)
@@ -66,6 +72,8 @@ def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=
     elif fmt == "chatgpt":
         # Roles come from the export's own author roles, so user_speaker has nothing to decide.
         out = _parse_chatgpt(path, _load_json(path, text), skips)
+    elif fmt == "whatsapp":
+        out = _parse_whatsapp(path, text, user_speaker, date_order, skips)
     else:
         out = _parse_text(path, text, user_speaker, skips)
     return out, skips.invalid
@@ -490,7 +498,8 @@ def _parse_text(path, text, user_speaker, skips):
             elif current is not None:
                 current["lines"].append(line)
             elif line.strip():
-                raise _invalid(path, n, "text before the first 'Speaker: message' line")
+                raise _invalid(path, n, "text before the first 'Speaker: message' line"
+                               + (" (a WhatsApp export: import it with format whatsapp)" if _WA_LINE.fullmatch(line) else ""))
         except PuError as exc:
             skips.take(exc)
     next_message()
@@ -499,3 +508,93 @@ def _parse_text(path, text, user_speaker, skips):
     owner = user_speaker or (speakers[0] if speakers else None)
     return [Message(f"line-{n}", speaker, "user" if speaker == owner else "other", body, date, None, {})
             for n, speaker, body, date in out]
+
+
+# --- WhatsApp "Export chat" ------------------------------------------------------------
+
+# "[21/03/2024, 21:45:12] Ana: ..." (iPhone) or "21/03/2024, 21:45 - Ana: ..." (Android); the
+# date's order follows the phone's locale (3/21/24, 9:45 PM; 21.03.24, 21:45), so the file tells it.
+_WA_LINE = re.compile(r"[\u200e\u200f]?(\[)?(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4}),?[ \t]+"
+                      r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[ \t\u202f\u00a0]*([AaPp])\.?[ \u202f]?[Mm]\.?)?"
+                      r"(?(1)\][ \t]*|[ \t]+[-\u2013][ \t]+)(.*)")
+NOTICE = "notice"  # meta key of a line the app wrote (encryption notice, "Ana added Ben"): no one's words
+
+
+def _wa_order(stamps, date_order):
+    """'ymd', 'dmy' or 'mdy' for a file's numeric dates [(a, b, year)], or None when nothing tells."""
+    if stamps and all(len(a) == 4 for a, _b, _y in stamps):
+        return "ymd"
+    if date_order:
+        return date_order
+    firsts, seconds = [int(a) for a, _b, _y in stamps], [int(b) for _a, b, _y in stamps]
+    if any(x > 12 for x in firsts) and not any(x > 12 for x in seconds):
+        return "dmy"
+    if any(x > 12 for x in seconds) and not any(x > 12 for x in firsts):
+        return "mdy"
+    if all(a == b for a, b in zip(firsts, seconds)):
+        return "dmy"  # every day equals its month: either order reads the same
+    forward = []
+    for order in DATE_ORDERS:  # a chat runs forward in time: only one order may
+        days = [(_wa_year(y), int(b), int(a)) if order == "dmy" else (_wa_year(y), int(a), int(b)) for a, b, y in stamps]
+        if all(x <= y for x, y in zip(days, days[1:])):
+            forward.append(order)
+    return forward[0] if len(forward) == 1 else None
+
+
+def _wa_year(y):
+    return int(y) + 2000 if len(y) == 2 else int(y)
+
+
+def _wa_when(m, order):
+    a, b, y = m[2], m[3], m[4]
+    year, month, day = (int(a), int(b), int(y)) if order == "ymd" else (
+        (_wa_year(y), int(b), int(a)) if order == "dmy" else (_wa_year(y), int(a), int(b)))
+    hour, minute, second = int(m[5]), int(m[6]), int(m[7] or 0)
+    if m[8]:
+        if not 1 <= hour <= 12:
+            raise ValueError(f"hour {hour} is not on a 12-hour clock")
+        hour = hour % 12 + (12 if m[8] in "Pp" else 0)
+    return timeutil.iso(dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.timezone.utc))
+
+
+def _parse_whatsapp(path, text, user_speaker, date_order, skips):
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    matches = [_WA_LINE.fullmatch(line) for line in lines]
+    order = _wa_order([(m[2], m[3], m[4]) for m in matches if m], date_order)
+    if order is None and any(matches):
+        raise PuError("IMPORT_INVALID", f"{path}: the dates' day and month order cannot be told (every day and month is "
+                      "12 or less and both orders run forward)", "Nothing was imported. Import again with "
+                      "{arg:date_order=dmy} (day first, as 21/03/2024) or {arg:date_order=mdy} (month first, as 3/21/24).",
+                      {"file": path})
+    out, current = [], None
+    for n, (line, m) in enumerate(zip(lines, matches), 1):
+        try:
+            if m is None:
+                if current is not None:
+                    current[3].append(line)
+                elif line.strip():
+                    raise _invalid(path, n, "text before the first dated line of the export")
+                continue
+            try:
+                when = _wa_when(m, order)
+            except ValueError as exc:
+                current = None
+                raise _invalid(path, n, f"bad date or time in {line[:40]!r}: {exc}") from None
+            said = _speaker_of(m[9])
+            if said and said[1].startswith("\u200e"):  # iPhone marks the app's own words under a name: "‎image omitted"
+                said = None
+            current = [n, said[0] if said else None, when, [said[1] if said else m[9]]]
+            out.append(current)
+        except PuError as exc:
+            skips.take(exc)
+    speakers = {c[1] for c in out if c[1] is not None}
+    _check_owner(user_speaker, speakers, path)
+    owner = user_speaker or next((c[1] for c in out if c[1] is not None), None)
+    messages = []
+    for n, speaker, when, body in out:
+        body = "\n".join(body).rstrip()
+        if speaker is None:  # the app's own line: kept out of the archive, and said to be
+            messages.append(Message(f"line-{n}", "", "other", body, when, None, {NOTICE: True}))
+        else:
+            messages.append(Message(f"line-{n}", speaker, "user" if speaker == owner else "other", body, when, None, {}))
+    return messages
