@@ -796,6 +796,17 @@ class LifeTopicTest(RecallTest):
              ("我爸身体有什么问题", "nodule")))
         self.assertEqual(set(self.asked("any health scares?")[:2]), {said["biopsy"], said["nodule"]})
 
+    def test_taxes_medicines_a_legal_case_a_renovation_and_a_trip_asked_in_wider_words(self):
+        self.assert_each_finds_first(
+            {"tax": "Filed my taxes last night, getting a refund of about $1,200",
+             "ssri": "My psychiatrist bumped my sertraline up to 100mg",
+             "case": "The small claims case against my old landlord got settled",
+             "reno": "The kitchen renovation is finally done, new countertops look amazing",
+             "visa": "My Schengen visa got approved today!",
+             "knit": "I've been knitting a scarf for my niece, almost done"},
+            (("did I get money back from the IRS?", "tax"), ("退税了吗", "tax"), ("what meds am I on?", "ssri"),
+             ("any legal issues?", "case"), ("any home improvement projects?", "reno"), ("can I travel to Europe?", "visa")))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",
