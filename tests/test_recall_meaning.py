@@ -807,6 +807,15 @@ class LifeTopicTest(RecallTest):
             (("did I get money back from the IRS?", "tax"), ("退税了吗", "tax"), ("what meds am I on?", "ssri"),
              ("any legal issues?", "case"), ("any home improvement projects?", "reno"), ("can I travel to Europe?", "visa")))
 
+    def test_a_rear_ending_a_swollen_ankle_the_vet_and_a_haircut_asked_in_wider_words(self):
+        self.assert_each_finds_first(
+            {"car": "车被追尾了，保险公司说全责在对方",
+             "ankle": "Rolled my ankle at soccer, it's swollen",
+             "vet": "The vet said Biscuit needs to lose 5 pounds",
+             "hair": "今天剪了个短发，同事都说好看",
+             "piano": "儿子钢琴考级过了八级"},
+            (("出过车祸吗", "car"), ("did I get injured?", "ankle"), ("my dog's health", "vet"), ("我换发型了吗", "hair")))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",
