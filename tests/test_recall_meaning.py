@@ -359,6 +359,15 @@ class BuiltInKnowledgeTest(RecallTest):
         bridge = out["top"][0]["why"]["stands_for"]
         self.assertEqual({v["word"] for v in bridge.values()}, {"brother", "visa"})
 
+    def test_what_was_said_in_the_other_language_is_found_though_the_words_are_in_the_archive_too(self):
+        # 妈妈 and 手术 are both in Chinese texts: mom and surgery still find the English ones, after those
+        chinese = self.say("我妈下周做手术，我很担心")
+        english = [self.say("My mom's surgery is on Tuesday at 9"), self.say("Mom called, she's nervous about the surgery")]
+        ids = self.top_ids(self.probe("妈妈手术的事我还是很焦虑"))
+        self.assertEqual(ids[0], chinese)
+        self.assertLessEqual(set(english), set(ids))
+        self.assertIn(chinese, self.top_ids(self.probe("how is my mom's surgery going")))
+
     def test_one_character_kin_words_stand_only_as_words(self):
         coffee = self.say("哥伦比亚的咖啡挺好喝")
         out = self.probe("哥伦比亚")

@@ -194,7 +194,10 @@ def _bridges(recall, text, terms, routes, own_capture=None):
                 # 吃 in the archive does not mean every meal was called that: the covered word still finds.
                 weight, score_only = (TOPIC_WHEN_FOUND if present else TOPIC_WEIGHT), False
             else:
-                weight, score_only = (BRIDGE_WHEN_FOUND, True) if present else (BRIDGE_WEIGHT, False)
+                # A word in the other language is the same word, not another one for it: mom for 妈妈 finds
+                # what was said in English though 妈妈 is in the archive too (a bilingual user says both).
+                translated = knowledge._is_cjk(term) != knowledge._is_cjk(surface)
+                weight, score_only = (BRIDGE_WHEN_FOUND, not translated) if present else (BRIDGE_WEIGHT, False)
             if weight <= terms.get(term, 0.0):
                 continue  # a slice of the query's own word that already weighs more
             reached.setdefault(term, []).append(surface)
