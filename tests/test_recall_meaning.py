@@ -104,6 +104,11 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_a_window_given_as_a_question_says_it(self):
+        for window in ("last week", "上周", "2026-11-16..2026-11-22"):
+            out = self.probe(window=window, as_of=self.AS_OF)
+            self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, window)
+
     def test_lately_lists_the_newest_first_and_a_past_window_in_order(self):
         today = self.say("Took the kids to the aquarium", day="2026-11-26T10:00:00Z")
         for question in ("what's been going on lately?", "最近发生了什么"):

@@ -569,6 +569,19 @@ class ParseWindowTest(unittest.TestCase):
                 self.assertEqual(ctx.exception.code, "BAD_WINDOW")
                 self.assertTrue(ctx.exception.hint)
 
+    def test_a_time_as_a_question_says_it_and_other_range_marks(self):
+        today = datetime.date(2026, 12, 5)  # a Saturday
+        for spec, want in (("next week", ("2026-12-07", "2026-12-13")), ("上个月", ("2026-11-01", "2026-11-30")),
+                           ("去年国庆", ("2025-10-01", "2025-10-07")), ("2026-12-07..2026-12-13", ("2026-12-07", "2026-12-13")),
+                           ("2024-06/2024-08", ("2024-06-01", "2024-08-31")), ("2024-06:", ("2024-06-01", OPEN_END))):
+            with self.subTest(spec=spec):
+                self.assertEqual(parse_window(spec, today), want)
+        for spec in ("last month and 2024", "garbage", "2024-13"):
+            with self.subTest(spec=spec):
+                with self.assertRaises(PuError) as ctx:
+                    parse_window(spec, today)
+                self.assertIn("last week", ctx.exception.hint)
+
 
 if __name__ == "__main__":
     unittest.main()

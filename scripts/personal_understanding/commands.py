@@ -33,7 +33,7 @@ _DUE_REF = {"$ref": "#/$defs/followups"}
 # What a probe filters by: shared by recall and retrieve_v2.
 _QUERY = Param("query", S, "What to look for, in the user's words or a clue.", positional=True)
 _FILTERS = (
-    Param("window", S, "Dates: YYYY[-MM[-DD]] or A:B (either side may be empty)."),
+    Param("window", S, "Dates: YYYY[-MM[-DD]] or A:B (either side may be empty), or a time as said: last week, 上个月."),
     Param("phase", S, "Only this life phase (childhood, university, ...)."),
     Param("as_of", S, "Answer as of this date: states and decisions true then."),
     Param("expand", A, "Other phrasings to search too; they help find, never become facts."),

@@ -55,7 +55,7 @@ class Query:
         self.window = None
         if window:
             from .timeexpr import parse_window
-            self.window = parse_window(window)
+            self.window = parse_window(window, self.today)
         self.phase = phase
         self.domain = domain
         self.row_cache = {}  # doc -> index row, shared by every pass of this probe

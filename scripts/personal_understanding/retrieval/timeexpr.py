@@ -834,7 +834,9 @@ def strip_expressions(text, found):
 
 
 _WINDOW_SIDE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
-_WINDOW_HINT = "Use YYYY, YYYY-MM, YYYY-MM-DD or FROM:TO with either side open, e.g. 2025-03 or 2024-06:."
+_WINDOW_RANGE = re.compile(r"\s*(?:\.\.|/|:)\s*")  # 2024-06:2024-08, 2024-06..2024-08, 2024-06/2024-08
+_WINDOW_HINT = ("Use YYYY, YYYY-MM, YYYY-MM-DD or FROM:TO with either side open (2025-03, 2024-06:), "
+                "or a time as a question says it (last week, 上个月).")
 
 
 def _window_side(part, spec):
@@ -849,18 +851,24 @@ def _window_side(part, spec):
     raise PuError("BAD_WINDOW", f"cannot read {part!r} in window {spec!r} as a date", _WINDOW_HINT)
 
 
-def parse_window(spec):
+def parse_window(spec, today=None):
     """`--window` value to an inclusive (from, to) pair of ISO dates; open sides are
-    OPEN_START / OPEN_END."""
+    OPEN_START / OPEN_END. Besides dates, a time as a question says it ("last week", 上个月),
+    read against `today`, covering every expression it holds."""
     raw = str(spec or "").strip().translate(_WIDTH)
-    if ":" not in raw:
-        if not raw:
-            raise PuError("BAD_WINDOW", "the window is empty", _WINDOW_HINT)
+    if not raw:
+        raise PuError("BAD_WINDOW", "the window is empty", _WINDOW_HINT)
+    parts = _WINDOW_RANGE.split(raw)
+    if not all(p == "" or _WINDOW_SIDE.fullmatch(p) for p in parts) and today is not None:
+        said = resolve(raw, today, holidays=True)
+        if said and not re.search(r"\d", strip_expressions(raw, said)):
+            return min(t["from"] for t in said), max(t["to"] for t in said)
+    if len(parts) == 1:
         lo, hi = _window_side(raw, spec)
         return lo.isoformat(), hi.isoformat()
-    left, _, right = (p.strip() for p in raw.partition(":"))
-    if ":" in right or not (left or right):
+    if len(parts) != 2 or not any(parts):
         raise PuError("BAD_WINDOW", f"window {spec!r} needs one ':' and at least one date", _WINDOW_HINT)
+    left, right = parts
     lo = _window_side(left, spec)[0].isoformat() if left else OPEN_START
     hi = _window_side(right, spec)[1].isoformat() if right else OPEN_END
     if lo > hi:
