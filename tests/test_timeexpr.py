@@ -576,7 +576,8 @@ class ParseWindowTest(unittest.TestCase):
                            ("2024-06/2024-08", ("2024-06-01", "2024-08-31")), ("2024-06:", ("2024-06-01", OPEN_END))):
             with self.subTest(spec=spec):
                 self.assertEqual(parse_window(spec, today), want)
-        for spec in ("last month and 2024", "garbage", "2024-13"):
+        self.assertEqual(parse_window("上个月到这个月", today), ("2026-11-01", "2026-12-31"))
+        for spec in ("last month and 2024", "garbage", "2024-13", "last week-ish"):
             with self.subTest(spec=spec):
                 with self.assertRaises(PuError) as ctx:
                     parse_window(spec, today)

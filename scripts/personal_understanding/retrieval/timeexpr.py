@@ -835,6 +835,7 @@ def strip_expressions(text, found):
 
 _WINDOW_SIDE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _WINDOW_RANGE = re.compile(r"\s*(?:\.\.|/|:)\s*")  # 2024-06:2024-08, 2024-06..2024-08, 2024-06/2024-08
+_WINDOW_LEFT = re.compile(r"(?i)[\s,，、;；~～\-–—]+|\b(?:and|to|or|through)\b|[和与及到至或]")  # between two times
 _WINDOW_HINT = ("Use YYYY, YYYY-MM, YYYY-MM-DD or FROM:TO with either side open (2025-03, 2024-06:), "
                 "or a time as a question says it (last week, 上个月).")
 
@@ -861,7 +862,7 @@ def parse_window(spec, today=None):
     parts = _WINDOW_RANGE.split(raw)
     if not all(p == "" or _WINDOW_SIDE.fullmatch(p) for p in parts) and today is not None:
         said = resolve(raw, today, holidays=True)
-        if said and not re.search(r"\d", strip_expressions(raw, said)):
+        if said and not _WINDOW_LEFT.sub("", strip_expressions(raw, said)):
             return min(t["from"] for t in said), max(t["to"] for t in said)
     if len(parts) == 1:
         lo, hi = _window_side(raw, spec)
