@@ -179,6 +179,15 @@ class RememberTest(ArchiveTest):
         out = remember(self.root, "t1", reason="a greeting, nothing of the user's life")
         self.assertEqual((out["ledger"]["status"], out["may_claim_saved"]), ("no-derivation-needed", True))
 
+    def test_a_hypothesis_alone_does_not_cite_the_message_and_the_refusal_says_what_does(self):
+        remember(self.root, "t1", records=[WEDDING, dict(WEDDING, id="event-visit", title="去杭州帮忙", date_start="2027-02")])
+        turn(self.root, "我觉得是因为要去杭州帮忙，我才这么想家", turn_id="t2")
+        guess = {"claim": "去杭州帮忙让我想家", "supports": ["event-wedding", "event-visit"]}
+        error = self.refused("LEDGER_REASON_REQUIRED", remember, self.root, "t2", hypotheses=[guess])
+        self.assertIn("hypothesis never cites the message", error.hint)
+        out = remember(self.root, "t2", records=[{"kind": "fact", "title": "觉得想家是因为要去杭州帮忙"}], hypotheses=[guess])
+        self.assertTrue(out["may_claim_saved"], out)
+
     def test_state_changes_and_followup_answers(self):
         state = {"kind": "state", "id": "state-leave", "title": "还没决定请不请假", "subject_key": "wedding-leave"}
         first = remember(self.root, "t1", records=[state], followups=[{"question": "请假的事定了吗？", "due_rule": "+1d"}])

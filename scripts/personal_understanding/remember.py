@@ -178,11 +178,13 @@ def _disposition(batch, reason):
     try:
         return "no-derivation-needed", ledger.check_reason(reason)
     except PuError:
+        guessed = ("A hypothesis never cites the message (it rests on records): add a record of what the user said, "
+                   "such as a fact, to cite it. ") if batch.written["hypotheses"] else ""
         batch.problems.append({
             "item": "reason", "code": "LEDGER_REASON_REQUIRED",
             "message": "nothing in the batch cites the message, so closing it needs a specific reason",
-            "hint": "Add the {arg:records} this message supports, or pass a {arg:reason} such as 'greeting only' or "
-                    "'already covered by event-...'."})
+            "hint": guessed + "Add the {arg:records} this message supports, or pass a {arg:reason} such as 'greeting "
+                    "only' or 'already covered by event-...'."})
         return None, None
 
 
