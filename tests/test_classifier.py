@@ -199,6 +199,12 @@ class SkipNeedsEvidence(Helpers):
                            "Running my first marathon in May, any tips?"], "personal")
         self.assertSignal(["she got engaged to the actor last year, right?"], "non-personal")
 
+    def test_a_question_led_by_what_the_speaker_will_do_on_a_day(self):
+        # a day, then a deed with no subject: the speaker's plan ("next week I fly to Tokyo, any food tips?")
+        self.assertSignal(["下周去成都出差，有什么好吃的", "下周要去医院复查，要注意什么", "周末和老婆去杭州玩，有什么景点"],
+                          "personal")
+        self.assertSignal(["明天去哪玩", "周末有什么好玩的", "明天去上海的高铁几点"], "non-personal")
+
     def test_the_speakers_people_in_a_clause_that_tells(self):
         self.assertSignal(["老公打呼噜很严重，有什么办法", "婆婆非要带孩子睡，怎么拒绝", "孩子不爱吃饭怎么办"], "personal")
         self.assertSignal(["孩子几岁可以开始学游泳", "老人失眠吃什么好"], "non-personal")

@@ -146,6 +146,9 @@ def _forms(lex):
             "zh_plan_lead": re.compile(r"[^，,。？?]{0,8}?" + alt(zh["decisions_strong"] + zh["decisions_weak"])
                                        + r"[\u4e00-\u9fff]"),
             "zh_past_deed": re.compile(alt(zh["past_anchors"]) + r"[^，,。？?]?" + alt(zh["own_actions"])),
+            # 下周去成都出差，…; 周末和老婆去杭州玩，…: a day, then what (the speaker) will do or did then
+            "zh_dated_deed": re.compile(r"\s*(?:我们?|我[跟和][^，,。？?]{1,4})?" + alt(zh["life_times"])
+                                        + r"[^，,。？?]{0,6}?" + alt(zh["own_actions"] + zh["plan_actions"])),
             "zh_pointer": anywhere(zh["text_pointers"]),
             # 今年花的, 上次跟房东约的: an anchor, then what (the speaker) did then
             "zh_anchored_deed": re.compile(r"(?:" + alt(zh["record_anchors"]) + r")[^，,。？?的]{1,4}?的"),
@@ -292,7 +295,7 @@ def _is_question(raw, low, zh, lex):
 
 
 def _tells_first(low, zh, lex):
-    """A question led by a clause that tells what happened: "刚买了房，贷款怎么还划算",
+    """A question led by a clause that tells what happened or is planned: "刚买了房，贷款怎么还划算", "下周去成都出差，有什么好吃的",
     "moved to Berlin last month, which bank should I use?" — the speaker's news, not only a question."""
     f = _forms(lex)
     parts = [p for p in CLAUSE_BREAK.split(low) if _LETTER.search(p)]
@@ -300,7 +303,7 @@ def _tells_first(low, zh, lex):
         if _is_question(c, c, zh, lex):
             continue
         told = (f["zh_told_aspect"].search(c) or f["zh_lead_aspect"].search(c) or f["zh_past_deed"].search(c)
-                or f["zh_plan_lead"].match(c.strip()))
+                or f["zh_plan_lead"].match(c.strip()) or f["zh_dated_deed"].match(c))
         if zh and told and not f["zh_others"].search(c):
             return True  # 上次去医院是三月份，…; weekend 想去 hiking，有推荐吗
         # "moved to Berlin…" (no subject) or "I…"; "she got engaged to the actor, right?" is someone else's news
