@@ -205,6 +205,11 @@ class SkipNeedsEvidence(Helpers):
                           "personal")
         self.assertSignal(["明天去哪玩", "周末有什么好玩的", "明天去上海的高铁几点"], "non-personal")
 
+    def test_a_parent_told_of_before_the_question_and_a_state_since_some_time(self):
+        self.assertSignal(["Mom's 70th is next month, ideas for a party?", "Been sick all week, any remedies?",
+                           "Been vegan for 3 years now, any good protein sources?"], "personal")
+        self.assertSignal(["Is it true that mom knows best?", "have you been to Paris?"], "non-personal")
+
     def test_the_speakers_people_in_a_clause_that_tells(self):
         self.assertSignal(["老公打呼噜很严重，有什么办法", "婆婆非要带孩子睡，怎么拒绝", "孩子不爱吃饭怎么办"], "personal")
         self.assertSignal(["孩子几岁可以开始学游泳", "老人失眠吃什么好"], "non-personal")

@@ -416,7 +416,7 @@ def en_cues(view, lex, hits):
     toks, tm, low = view.toks, view.tm, view.low
     if not toks:
         return
-    (sid_c, sbounds), (cid_c, _) = segments(low, SENT_BREAK), segments(low, CLAUSE_BREAK)
+    (sid_c, sbounds), (cid_c, cbounds) = segments(low, SENT_BREAK), segments(low, CLAUSE_BREAK)
     sid, cid = [sid_c[x.start()] for x in tm], [cid_c[x.start()] for x in tm]
     pron, starts = lex["en_pronouns"], view.starts
 
@@ -554,10 +554,16 @@ def en_cues(view, lex, hits):
             hits.add("family-event", ev((k, k + 1), y), "life")
 
     asks = "?" in low
+
+    def told_before_asking(c):  # "Mom's 70th is next month, ideas for a party?": a clause that tells, then the question
+        lo, hi = cbounds[c]
+        text = low[lo:hi].strip()
+        return c < cid[-1] and "?" not in text and not EN_QUESTION.search(text)
+
     for a, b in view.spans("relations_standalone"):
         if a and toks[a - 1] in lex["en_other_owners"]:
             continue  # "your mom", "a dad": someone else's
-        if not asks and not question(sid[a]):
+        if (not asks and not question(sid[a])) or told_before_asking(cid[a]):
             hits.add("relationship-mention", ev((a, b), (a, b)), "life")
 
 
