@@ -102,7 +102,7 @@ def mcp_cases(ids):
         ("personal_conversation_starters", {"language": "fr"}, "BAD_ARGUMENT"),
         ("personal_followup_check", {"horizon": -1}, "BAD_ARGUMENT"),
         ("personal_followup_check", {"as_of": "x"}, "BAD_DATE"),
-        ("personal_import_history", {"file": f"{imports}/chat.txt", "format": "telegram"}, "BAD_ARGUMENT"),
+        ("personal_import_history", {"file": f"{imports}/chat.txt", "format": "signal"}, "BAD_ARGUMENT"),
         ("personal_import_history", {"file": "/etc/passwd", "format": "text"}, "PATH_NOT_ALLOWED"),
         ("personal_import_history", {"file": f"{imports}/photo.jpg", "format": "jsonl"}, "IMPORT_INVALID"),
         ("personal_import_history", {"file": f"{imports}/broken.jsonl", "format": "jsonl"}, "IMPORT_INVALID"),

@@ -20,6 +20,7 @@ LOCOMO = FIXTURES / "locomo_sample.json"
 CHATGPT = FIXTURES / "chatgpt_conversations.json"
 TEXT = FIXTURES / "transcript.txt"
 WHATSAPP = FIXTURES / "whatsapp_chat.txt"
+TELEGRAM = FIXTURES / "telegram_result.json"
 BENCH_LOCOMO = REPO.parent / "shared" / "bench-data" / "locomo" / "locomo10.json"
 
 SAFE_SESSION = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -65,7 +66,8 @@ class ImportTestCase(unittest.TestCase):
 
 
 class CommonTest(ImportTestCase):
-    FIXTURE_OF = {"jsonl": JSONL, "locomo": LOCOMO, "chatgpt": CHATGPT, "text": TEXT, "whatsapp": WHATSAPP}
+    FIXTURE_OF = {"jsonl": JSONL, "locomo": LOCOMO, "chatgpt": CHATGPT, "text": TEXT, "whatsapp": WHATSAPP,
+                  "telegram": TELEGRAM}
 
     def test_every_format_has_a_fixture_and_parses_it_well_formed(self):
         self.assertEqual(set(importers.FORMATS), set(self.FIXTURE_OF))
@@ -83,7 +85,7 @@ class CommonTest(ImportTestCase):
                 self.assertEqual(first, second)
 
     def test_unknown_format_is_refused(self):
-        err = self.refused("IMPORT_BAD_FORMAT", "telegram", JSONL)
+        err = self.refused("IMPORT_BAD_FORMAT", "signal", JSONL)
         self.assertIn("jsonl", err.hint)
 
     def test_missing_file_is_unreadable_in_every_format(self):
@@ -498,6 +500,43 @@ class WhatsappTest(ImportTestCase):
         path = self.write("mixed.txt", "21/03/2024, 21:45 - Ana: hi\n3/22/24, 8:02 AM - Ana: yay\n")
         self.assertEqual(self.refused("IMPORT_INVALID", "whatsapp", path).details["line"], 2)
         self.assertIn("whatsapp", self.refused("IMPORT_INVALID", "text", path).message)
+
+
+class TelegramTest(ImportTestCase):
+    def test_fixture(self):
+        messages = parse("telegram", TELEGRAM)
+        words = [m for m in messages if not m.meta.get(importers.NOTICE)]
+        # a chat with one person is named after them: the other speaker is the one who exported it
+        self.assertEqual([(m.ref, m.speaker, m.role) for m in words],
+                         [("4410021:102", "Wen", "other"), ("4410021:103", "Ruth", "user"),
+                          ("4410021:105", "Tenants Union", "other"), ("4410021:106", "Ruth", "user")])
+        self.assertEqual(words[1].text, "not yet, he says next Tuesday again")  # bold text is text
+        self.assertEqual(words[0].occurred_at, "2024-05-02T20:01:13Z")
+        self.assertEqual(words[2].meta["forwarded_by"], "Ruth")  # passed on: the union's words, not Ruth's
+        self.assertEqual([m.ref for m in messages if m.meta.get(importers.NOTICE)], ["4410021:101"])
+        self.assertEqual({m.session_id for m in messages}, {"4410021"})
+
+    def test_a_whole_account_export_knows_its_owner_and_a_group_needs_to_be_told(self):
+        chat = {"name": "Climbing crew", "type": "private_group", "id": 9, "messages": [
+            {"id": 1, "type": "message", "date": "2024-06-01T10:00:00", "from": "Ana", "from_id": "user5", "text": "Sunday?"},
+            {"id": 2, "type": "message", "date": "2024-06-01T10:02:00", "from": "Li", "from_id": "user8", "text": "in!"}]}
+        account = self.write_json("result.json", {"personal_information": {"user_id": 8}, "chats": {"list": [chat]}})
+        self.assertEqual([(m.speaker, m.role) for m in parse("telegram", account)], [("Ana", "other"), ("Li", "user")])
+        group = self.write_json("group.json", chat)
+        err = self.refused("BAD_ARGUMENT", "telegram", group)
+        self.assertIn("Ana, Li", err.hint)
+        self.assertEqual([m.role for m in parse("telegram", group, user_speaker="Ana")], ["user", "other"])
+        self.refused("BAD_ARGUMENT", "telegram", group, user_speaker="Nobody")
+
+    def test_malformed_exports_are_refused_or_their_bad_messages_listed(self):
+        self.refused("IMPORT_INVALID", "telegram", self.write_json("list.json", [1, 2]))
+        bad = {"name": "Wen", "type": "personal_chat", "id": 1, "messages": [
+            {"id": 1, "type": "message", "date": "yesterday", "from": "Wen", "from_id": "user1", "text": "hi"},
+            {"id": 2, "type": "message", "date": "2024-06-01T10:00:00", "from": "Me", "from_id": "user2", "text": "hello"}]}
+        path = self.write_json("bad.json", bad)
+        self.assertIn("message #0", self.refused("IMPORT_INVALID", "telegram", path).message)
+        messages, invalid = importers.parse_report("telegram", path, skip_invalid=True)
+        self.assertEqual(([m.text for m in messages], len(invalid)), (["hello"], 1))
 
 
 class TextTest(ImportTestCase):

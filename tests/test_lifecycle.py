@@ -389,6 +389,19 @@ class ForgetReachTest(Base):
         self.assertEqual((top["id"], top["occurred_at"]), (out["mapping"]["line-2"], "2024-03-14T09:15:02Z"))
 
 
+    def test_a_telegram_export_is_imported_once_and_a_forwarded_text_is_not_the_owners(self):
+        fixture = Path(__file__).resolve().parent / "fixtures" / "import" / "telegram_result.json"
+        out = history.import_history(self.root, "telegram", str(fixture))
+        self.assertEqual((out["imported"], [s["ref"] for s in out["skipped"]]), (4, ["4410021:101"]))
+        again = history.import_history(self.root, "telegram", str(fixture))
+        self.assertEqual((again["imported"], again["already_present"]), (0, 4))
+        top = probe(self.root, "what did Ruth say about the letter", maintenance=True)["top"][0]
+        self.assertEqual(top["id"], out["mapping"]["4410021:106"])
+        row = open_index(self.root).capture(out["mapping"]["4410021:105"])
+        union = json.loads(Path(self.root, row["path"]).read_text("utf-8"))
+        self.assertEqual((union["speaker"], union["role"]), ("Tenants Union", "other"))
+
+
 class ResumableImportTest(Base):
     LINES = [{"ref": f"m{i}", "speaker": "me", "text": f"第{i}句：那年夏天在海边"} for i in range(5)]
 

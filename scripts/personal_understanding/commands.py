@@ -532,20 +532,21 @@ COMMANDS += [
     ),
     Command(
         name="import_history", tool="personal_import_history",
-        summary="Import conversation history (jsonl, locomo, chatgpt, text, whatsapp) as verbatim captures.",
+        summary="Import conversation history (jsonl, locomo, chatgpt, text, whatsapp, telegram) as verbatim captures.",
         description="Every message becomes a capture with its speaker, its side (the user's or the other party's) "
                     "and its event time (occurred_at) kept apart from the save time. The jsonl format is one message "
                     "per line {ref, speaker, text, occurred_at, session_id}; text is 'Speaker: words' lines, with "
                     "optional date headers ('# 2023-05-08') or a leading '[time]'; whatsapp is the app's 'Export chat' "
-                    "text (its notices are left out, the dates' day-month order is read from the file). "
+                    "text (its notices are left out, the dates' day-month order is read from the file); telegram is "
+                    "the app's JSON export (result.json) of one chat or of the whole account. "
                     "Dates: " + IMPORT_DATE_FORMS + ". "
                     "The output maps every ref to its capture id. Re-importing the same file or a renamed copy adds "
                     "nothing; re-running an interrupted import completes it. An invalid line refuses the whole file "
                     "(nothing imported) unless {arg:skip_invalid=true}. Imported captures are closed as no-derivation-needed "
                     "(kept verbatim for recall; derive on demand).",
         params=(Param("file", S, "The file to import.", required=True, positional=True, path="read"),
-                Param("format", S, "jsonl, locomo, chatgpt, text or whatsapp.", required=True,
-                      enum=("jsonl", "locomo", "chatgpt", "text", "whatsapp")),
+                Param("format", S, "jsonl, locomo, chatgpt, text, whatsapp or telegram.", required=True,
+                      enum=("jsonl", "locomo", "chatgpt", "text", "whatsapp", "telegram")),
                 Param("user_speaker", S, "Which speaker is the archive's owner (default: per format)."),
                 Param("sample_ids", A, "locomo only: import just these samples."),
                 Param("skip_invalid", B, "Leave invalid lines out (they are listed under invalid) and import the rest.",

@@ -22,7 +22,7 @@ from .errors import PuError, usage
 # normalize_time and parse_locomo_datetime keep their old names here for callers of this module.
 from .importdates import normalize_iso as normalize_time, parse_locomo as parse_locomo_datetime, parse_when  # noqa: F401
 
-FORMATS = ("jsonl", "locomo", "chatgpt", "text", "whatsapp")
+FORMATS = ("jsonl", "locomo", "chatgpt", "text", "whatsapp", "telegram")
 DATE_ORDERS = ("dmy", "mdy")
 ROLES = ("user", "other")
 
@@ -74,6 +74,8 @@ def parse_report(fmt, path, *, user_speaker=None, sample_ids=None, skip_invalid=
         out = _parse_chatgpt(path, _load_json(path, text), skips)
     elif fmt == "whatsapp":
         out = _parse_whatsapp(path, text, user_speaker, date_order, skips)
+    elif fmt == "telegram":
+        out = _parse_telegram(path, _load_json(path, text), user_speaker, skips)
     else:
         out = _parse_text(path, text, user_speaker, skips)
     return out, skips.invalid
@@ -598,3 +600,105 @@ def _parse_whatsapp(path, text, user_speaker, date_order, skips):
         else:
             messages.append(Message(f"line-{n}", speaker, "user" if speaker == owner else "other", body, when, None, {}))
     return messages
+
+
+# --- Telegram "Export chat history" (JSON) ----------------------------------------------
+
+def _telegram_chats(path, data):
+    """(chats, owner id or None): one chat's export, or the whole account's (chats.list)."""
+    if not isinstance(data, dict):
+        raise _invalid(path, None, "a Telegram export is a JSON object (result.json)", WHOLE_FILE_HINT)
+    if isinstance(data.get("messages"), list):
+        return [data], None
+    chats = (data.get("chats") or {}).get("list") if isinstance(data.get("chats"), dict) else None
+    if not isinstance(chats, list):
+        raise _invalid(path, None, "a Telegram export holds messages, or chats.list", WHOLE_FILE_HINT)
+    me = data.get("personal_information") if isinstance(data.get("personal_information"), dict) else {}
+    return chats, (f"user{me['user_id']}" if me.get("user_id") is not None else None)
+
+
+def _telegram_text(value):
+    """A message's text: a string, or a list of strings and {type, text} pieces (links, bold, mentions)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p if isinstance(p, str) else str(p.get("text", "")) if isinstance(p, dict) else "" for p in value)
+    return ""
+
+
+def _telegram_owner(path, chat, owner_id, user_speaker, cid):
+    """Who the archive's owner is in one chat: user_speaker, the account's own id, or, in a chat
+    with one person (named after them), whoever else speaks."""
+    speakers = {m.get("from") for m in chat["messages"] if isinstance(m, dict) and m.get("type") == "message"
+                and isinstance(m.get("from"), str)}
+    if user_speaker is not None:
+        return ("name", user_speaker)
+    if owner_id is not None:
+        return ("id", owner_id)
+    others = speakers - {chat.get("name")}
+    if chat.get("type") == "personal_chat" and len(others) == 1:
+        return ("name", others.pop())
+    raise usage(f"{path} (chat {cid}): cannot tell which speaker is the archive's owner",
+                "Pass {arg:user_speaker} with your name as the chat shows it. Speakers found: "
+                + (", ".join(sorted(speakers)[:10]) or "none") + ".")
+
+
+def _parse_telegram(path, data, user_speaker, skips):
+    chats, owner_id = _telegram_chats(path, data)
+    out, seen, spoke = [], set(), set()
+    for i, chat in enumerate(chats):
+        if not isinstance(chat, dict) or not isinstance(chat.get("messages"), list):
+            skips.take(_invalid(path, f"chat #{i}", "a chat must be an object with a messages list"))
+            continue
+        cid = str(chat.get("id", i))
+        owner = _telegram_owner(path, chat, owner_id, user_speaker, cid)
+        for n, msg in enumerate(chat["messages"]):
+            at = f"chat {cid} message #{n}"
+            try:
+                message = _telegram_message(path, at, cid, chat, msg, owner, seen)
+            except PuError as exc:
+                skips.take(exc)
+                continue
+            if message is not None:
+                out.append(message)
+                spoke.add(message.speaker)
+    if user_speaker is not None:
+        _check_owner(user_speaker, spoke, path)
+    return out
+
+
+def _telegram_message(path, at, cid, chat, msg, owner, seen):
+    """One message, a notice (a service line: calls, pins, members), or None (a photo with no words)."""
+    if not isinstance(msg, dict):
+        raise _invalid(path, at, "a message must be an object")
+    mid = msg.get("id")
+    if isinstance(mid, bool) or not isinstance(mid, (int, str)) or mid == "":
+        raise _invalid(path, at, "missing message id")
+    ref = f"{cid}:{mid}"
+    if ref in seen:
+        raise _invalid(path, at, f"duplicate message ref {ref!r}")
+    seen.add(ref)
+    stamp = msg.get("date_unixtime")
+    try:
+        occurred = parse_when(int(stamp)) if isinstance(stamp, str) and stamp.isdigit() else \
+            parse_when(msg.get("date")) if msg.get("date") is not None else None
+    except ValueError as exc:
+        raise _invalid(path, at, f"bad date: {exc}") from None
+    body = _telegram_text(msg.get("text"))
+    if msg.get("type") == "service":
+        said = " ".join(str(msg.get(k)) for k in ("actor", "action") if msg.get(k))
+        return Message(ref, "", "other", said or "service message", occurred, session_slug(cid), {NOTICE: True})
+    if msg.get("type") != "message":
+        raise _invalid(path, at, f"unknown message type {msg.get('type')!r}")
+    if not body.strip():
+        return None  # a sticker, photo or voice note without words: nothing was said in text
+    speaker = msg.get("from") if isinstance(msg.get("from"), str) and msg.get("from") else str(msg.get("from_id") or "")
+    mine = (owner[1] == msg.get("from_id")) if owner[0] == "id" else (owner[1] == speaker)
+    meta = {"chat": chat.get("name"), "message_id": mid}
+    if msg.get("forwarded_from"):  # someone else's words, passed on: theirs, not the owner's
+        meta["forwarded_by"] = speaker
+        speaker, mine = str(msg["forwarded_from"]), False
+    if not speaker:
+        raise _invalid(path, at, "a message without a sender")
+    meta = {k: v for k, v in meta.items() if v not in (None, "")}
+    return Message(ref, speaker, "user" if mine else "other", body, occurred, session_slug(cid), meta)
