@@ -476,6 +476,9 @@ class WhatsappTest(ImportTestCase):
                                                           "2024-03-14T09:16:11Z", "2024-03-16T19:40:05Z"])
         # the app's own lines (the encryption notice, a photo) are marked, not taken for Sam's words
         self.assertEqual([m.ref for m in messages if m.meta.get(importers.NOTICE)], ["line-1", "line-5"])
+        # a day of the chat is a session (a reply sits next to what it answers); the id holds no names
+        self.assertEqual(len({m.session_id for m in words}), 2)
+        self.assertTrue(all(m.session_id.endswith(m.occurred_at[:10]) and "sam" not in m.session_id for m in words))
 
     def test_android_lines_and_the_day_month_order_the_file_tells(self):
         us = self.write("us.txt", "3/21/24, 9:45\u202fPM - Ana: how was it?\n3/21/24, 9:46 PM - Me: great\n"
@@ -514,7 +517,7 @@ class TelegramTest(ImportTestCase):
         self.assertEqual(words[0].occurred_at, "2024-05-02T20:01:13Z")
         self.assertEqual(words[2].meta["forwarded_by"], "Ruth")  # passed on: the union's words, not Ruth's
         self.assertEqual([m.ref for m in messages if m.meta.get(importers.NOTICE)], ["4410021:101"])
-        self.assertEqual({m.session_id for m in messages}, {"4410021"})
+        self.assertEqual({m.session_id for m in words}, {"4410021-2024-05-02", "4410021-2024-05-03"})  # a day a session
 
     def test_a_whole_account_export_knows_its_owner_and_a_group_needs_to_be_told(self):
         chat = {"name": "Climbing crew", "type": "private_group", "id": 9, "messages": [

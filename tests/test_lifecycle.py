@@ -387,6 +387,12 @@ class ForgetReachTest(Base):
         self.assertEqual((again["imported"], again["already_present"]), (1, 1))
         top = probe(self.root, "what did the scan show", maintenance=True)["top"][0]
         self.assertEqual((top["id"], top["occurred_at"]), (out["mapping"]["line-2"], "2024-03-14T09:15:02Z"))
+        # a day of the chat is a session: the reply, which shares no word with the question, sits next to it
+        asked = write(os.path.join(self.tmp, "asked.txt"), "[20/03/2024, 10:00:00] Lin: did the lab call about the biopsy?\n"
+                      "[20/03/2024, 10:01:00] Sam: yes!! benign, nothing to worry about\n")
+        reply = history.import_history(self.root, "whatsapp", asked, user_speaker="Lin")["mapping"]["line-2"]
+        self.assertIn(reply, [r["id"] for r in probe(self.root, "what did the lab say about the biopsy?",
+                                                     maintenance=True)["top"]])
 
 
     def test_a_telegram_export_is_imported_once_and_a_forwarded_text_is_not_the_owners(self):

@@ -592,13 +592,17 @@ def _parse_whatsapp(path, text, user_speaker, date_order, skips):
     speakers = {c[1] for c in out if c[1] is not None}
     _check_owner(user_speaker, speakers, path)
     owner = user_speaker or next((c[1] for c in out if c[1] is not None), None)
+    # A day of one chat is a session: a reply sits next to what it answers (named by who talks, hashed:
+    # an id keeps no words, and a later export of the same chat gets the same sessions).
+    chat = hashlib.sha256("\x00".join(sorted(speakers)).encode("utf-8")).hexdigest()[:8]
     messages = []
     for n, speaker, when, body in out:
         body = "\n".join(body).rstrip()
+        session = f"wa-{chat}-{when[:10]}"
         if speaker is None:  # the app's own line: kept out of the archive, and said to be
-            messages.append(Message(f"line-{n}", "", "other", body, when, None, {NOTICE: True}))
+            messages.append(Message(f"line-{n}", "", "other", body, when, session, {NOTICE: True}))
         else:
-            messages.append(Message(f"line-{n}", speaker, "user" if speaker == owner else "other", body, when, None, {}))
+            messages.append(Message(f"line-{n}", speaker, "user" if speaker == owner else "other", body, when, session, {}))
     return messages
 
 
@@ -687,7 +691,7 @@ def _telegram_message(path, at, cid, chat, msg, owner, seen):
     body = _telegram_text(msg.get("text"))
     if msg.get("type") == "service":
         said = " ".join(str(msg.get(k)) for k in ("actor", "action") if msg.get(k))
-        return Message(ref, "", "other", said or "service message", occurred, session_slug(cid), {NOTICE: True})
+        return Message(ref, "", "other", said or "service message", occurred, None, {NOTICE: True})
     if msg.get("type") != "message":
         raise _invalid(path, at, f"unknown message type {msg.get('type')!r}")
     if not body.strip():
@@ -701,4 +705,5 @@ def _telegram_message(path, at, cid, chat, msg, owner, seen):
     if not speaker:
         raise _invalid(path, at, "a message without a sender")
     meta = {k: v for k, v in meta.items() if v not in (None, "")}
-    return Message(ref, speaker, "user" if mine else "other", body, occurred, session_slug(cid), meta)
+    day = f"-{occurred[:10]}" if occurred else ""  # a day of the chat is a session, as in whatsapp
+    return Message(ref, speaker, "user" if mine else "other", body, occurred, session_slug(cid + day), meta)
