@@ -52,6 +52,15 @@ class TurnTest(ArchiveTest):
         self.assertEqual((out["receipt"]["tier"], out["receipt"]["version"], out["captured"]), ("full", 2, True))
         self.refused("TIER_DOWNGRADE_REFUSED", turn, self.root, text, turn_id="t1", tier="skip")
 
+    def test_skip_asked_for_a_personal_message_says_its_words_were_not_saved(self):
+        out = turn(self.root, PERSONAL, turn_id="t1", tier="skip")
+        self.assertFalse(out["captured"])
+        warning = next(w for w in out["warnings"] if w["code"] == "PERSONAL_NOT_SAVED")
+        self.assertIn("relationship-mention", warning["message"])
+        kept = turn(self.root, PERSONAL, turn_id="t1", tier="full")  # what the hint says keeps it
+        self.assertTrue(kept["captured"])
+        self.assertNotIn("warnings", turn(self.root, "how do I reverse a list in python", turn_id="t2", tier="skip"))
+
     def test_a_read_turn_is_answered_in_the_same_call(self):
         first = turn(self.root, PERSONAL, turn_id="t1")
         remember(self.root, "t1", records=[SISTER, WEDDING])

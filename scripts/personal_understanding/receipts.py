@@ -142,6 +142,13 @@ def _result(root, receipt, repeated, notice, with_context=True, backup_note=None
                        "({arg:turn_id}) and answer from what it finds; nothing to save.")
     else:
         out["next"] = "Nothing to save for this turn; answer normally."
-    if notice:
-        out["warnings"] = [notice]
+    warnings = [notice] if notice else []
+    if receipt.get("reasons_suppressed") and not receipt["requires_personal_understanding"]:
+        codes = ", ".join(dict.fromkeys(r["code"] for r in receipt["reasons_suppressed"]))
+        warnings.append({"code": "PERSONAL_NOT_SAVED",
+                         "message": f"this message reads as personal ({codes}); tier skip kept its words out of the archive",
+                         "hint": "Ask for skip only when the user asked not to keep a message; to keep it, send the turn "
+                                 "again with {arg:tier=full}."})
+    if warnings:
+        out["warnings"] = warnings
     return out
