@@ -830,6 +830,13 @@ class LifeTopicTest(RecallTest):
              "piano": "儿子钢琴考级过了八级"},
             (("出过车祸吗", "car"), ("did I get injured?", "ankle"), ("my dog's health", "vet"), ("我换发型了吗", "hair")))
 
+    def test_chinese_slang_for_being_fired_falling_out_failing_and_being_broke(self):
+        self.assert_each_finds_first(
+            {"fired": "我被公司炒鱿鱼了", "fell_out": "跟大学室友闹掰了，再也不联系了", "failed": "高数又挂科了，要重修",
+             "broke": "这个月又要吃土了，信用卡还不上", "raise": "老板给我涨工资了，涨了15%"},
+            (("我被开除了吗", "fired"), ("did I get fired?", "fired"), ("我跟谁绝交了", "fell_out"),
+             ("我考试没过吗", "failed"), ("did I fail a class?", "failed"), ("我缺钱吗", "broke")))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",
