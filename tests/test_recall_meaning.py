@@ -837,6 +837,14 @@ class LifeTopicTest(RecallTest):
             (("我被开除了吗", "fired"), ("did I get fired?", "fired"), ("我跟谁绝交了", "fell_out"),
              ("我考试没过吗", "failed"), ("did I fail a class?", "failed"), ("我缺钱吗", "broke")))
 
+    def test_english_slang_for_marrying_drinking_and_a_therapist(self):
+        self.assert_each_finds_first(
+            {"knot": "We finally tied the knot at city hall!",
+             "wasted": "Got so wasted at Tom's party I don't remember the cab home",
+             "shrink": "Started seeing a shrink for my anxiety",
+             "gig": "Landed a new gig as a UX designer"},
+            (("did I get married?", "knot"), ("did I drink too much?", "wasted"), ("am I in therapy?", "shrink")))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",
