@@ -845,6 +845,12 @@ class LifeTopicTest(RecallTest):
              "gig": "Landed a new gig as a UX designer"},
             (("did I get married?", "knot"), ("did I drink too much?", "wasted"), ("am I in therapy?", "shrink")))
 
+    def test_a_phrasal_verb_asks_for_its_word_not_the_verb_alone(self):
+        # "break up" is a breakup: 'broke' (for money) holds only the verb, 'dumped' stands for the breakup
+        self.assert_each_finds_first(
+            {"dumped": "Jess dumped me over text, after two years", "broke": "I'm totally broke until payday"},
+            (("did I break up with someone?", "dumped"),))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",

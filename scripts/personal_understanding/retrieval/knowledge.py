@@ -159,7 +159,9 @@ class Thesaurus:
                 taken |= set(range(i, i + size))
         for tok, term, _w in content_tokens(norm, lexicon):
             if tok.kind == "latin" and term in self.sets:
-                found.append((tok.start, tok.text, term))
+                # "break up" read as breakup: the word asked is the phrase, not the verb alone (broke, in the
+                # archive as break, must not count as the user's word being there)
+                found.append((tok.start, tok.text if stem(tok.text.lower()) == term else term, term))
             elif tok.kind == "cjk" and term in self.sets and term not in norm:
                 found.append((tok.start, term, term))  # a verb the sentence splits: 捐过款 is 捐款
         return [(surface, key) for _i, surface, key in sorted(found)]

@@ -9,11 +9,12 @@ from . import knowledge, phrase, rank, whose
 from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
 from .query import SHORT_QUESTION
-from .tokenizer import stem, tokenize
+from .tokenizer import content_tokens, stem, tokenize
 
 ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
 TIME_WORD_WEIGHT = 0.5
 FRAME_WEIGHT = 0.3  # "describe", "mention", "记得": words that frame the question, not its content
+PHRASAL_VERB_WEIGHT = 0.5  # the verb of a phrasal verb the query says ("break" of "break up")
 QUERY_TF = 0.3  # weight of a repeated query word: x (1 + 0.3 ln n)
 FEEDBACK_DOCS = 3  # pseudo-relevance feedback: the best first-pass matches (which keep their places) ...
 FEEDBACK_TERMS = 8  # ... lend this many of their words to a second pass ...
@@ -90,6 +91,7 @@ def query_terms(q, text):
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
+    _phrasal_verbs_as_parts(text, lex, terms)
     # A word no document holds may be read another way (held: df of the query's own words, asked once).
     held = recall.df(list(terms))
     _unseen_words_as_their_tails(terms, held)
@@ -103,6 +105,19 @@ def query_terms(q, text):
                 terms[term] *= TIME_WORD_WEIGHT
     bridges = _bridges(recall, text, terms, routes, q.own_capture)
     return terms, routes, bridges
+
+
+def _phrasal_verbs_as_parts(text, lex, terms):
+    """"break up" asks about a breakup: the verb alone is a part of that word (broke, for money, is another
+    matter), so it weighs as a part unless the query also says it on its own."""
+    seen = {}  # token start -> its terms, in order
+    for tok, term, _w in content_tokens(text, lex):
+        seen.setdefault(tok.start, []).append(term)
+    paired = {ts[0] for ts in seen.values() if len(ts) > 1 and ts[1] in terms}
+    alone = {ts[0] for ts in seen.values() if len(ts) == 1}
+    for verb in paired - alone:
+        if verb in terms:
+            terms[verb] = min(terms[verb], PHRASAL_VERB_WEIGHT)
 
 
 def _unseen_words_as_their_tails(terms, held):
