@@ -52,6 +52,17 @@ class TurnTest(ArchiveTest):
         self.assertEqual((out["receipt"]["tier"], out["receipt"]["version"], out["captured"]), ("full", 2, True))
         self.refused("TIER_DOWNGRADE_REFUSED", turn, self.root, text, turn_id="t1", tier="skip")
 
+    def test_a_turn_left_open_is_named_by_the_next_turn_and_by_the_gate(self):
+        turn(self.root, PERSONAL, turn_id="t1")
+        out = turn(self.root, "My dog Rex turned 10 today", turn_id="t2")
+        self.assertEqual([w["message"] for w in out["warnings"] if w["code"] == "TURNS_NOT_CLOSED"],
+                         ["the words of turn t1 are saved but not yet closed"])
+        done = remember(self.root, "t1", records=[SISTER, WEDDING])
+        self.assertFalse(done["may_claim_saved"])  # the gate holds every open capture
+        self.assertIn("(turn t2)", " ".join(done["next"]))
+        self.assertTrue(remember(self.root, "t2", reason="a birthday of the dog, kept verbatim only")["may_claim_saved"])
+        self.assertNotIn("warnings", turn(self.root, "how do I reverse a list in python", turn_id="t3"))
+
     def test_skip_asked_for_a_personal_message_says_its_words_were_not_saved(self):
         out = turn(self.root, PERSONAL, turn_id="t1", tier="skip")
         self.assertFalse(out["captured"])
@@ -59,7 +70,8 @@ class TurnTest(ArchiveTest):
         self.assertIn("relationship-mention", warning["message"])
         kept = turn(self.root, PERSONAL, turn_id="t1", tier="full")  # what the hint says keeps it
         self.assertTrue(kept["captured"])
-        self.assertNotIn("warnings", turn(self.root, "how do I reverse a list in python", turn_id="t2", tier="skip"))
+        technical = turn(self.root, "how do I reverse a list in python", turn_id="t2", tier="skip")
+        self.assertNotIn("PERSONAL_NOT_SAVED", [w["code"] for w in technical.get("warnings", [])])
 
     def test_a_read_turn_is_answered_in_the_same_call(self):
         first = turn(self.root, PERSONAL, turn_id="t1")

@@ -355,6 +355,11 @@ class ArchiveIndex:
         return [r[0] for r in self.db.execute(
             "SELECT capture_id FROM captures WHERE status='pending' ORDER BY captured_at, capture_id")]
 
+    def pending_turns(self):
+        """Turn ids whose captures are still pending, oldest first (a capture without a turn is left out)."""
+        return list(dict.fromkeys(r[0] for r in self.db.execute(
+            "SELECT turn_id FROM captures WHERE status='pending' AND turn_id IS NOT NULL ORDER BY captured_at, capture_id")))
+
     def neighbours_in_session(self, capture_ids):
         """{capture_id: (the capture said just before it, the one just after)} in its session, either None
         at a session's end; forgotten captures are passed over. Ids without a session are left out."""

@@ -79,6 +79,17 @@ def _next(personal, read_turn, low_information, found=False, forget=False):
     return "Nothing to save for this turn; answer normally and do not claim anything was saved."
 
 
+WAITING_SHOWN = 5  # turns named in the reminder; more are one call to session_check away
+
+
+def _waiting_turns(root, turn_id):
+    """Earlier turns whose saved words are still pending: the agent left their remember call out."""
+    from .archive_index import open_index
+
+    turns = [t for t in open_index(root).pending_turns() if t != turn_id]
+    return turns[:WAITING_SHOWN] + (["…"] if len(turns) > WAITING_SHOWN else [])
+
+
 def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
     pre = receipts.preflight(root, text, turn_id=turn_id, session_id=session_id, tier=tier, with_context=False)
     receipt = pre["receipt"]
@@ -110,6 +121,12 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
     forget = any(r["code"] == "forget-request" for r in receipt["reasons"])
     out["next"] = CREDENTIAL_NEXT if receipt["signal"] == "credential" else \
         _next(personal, read_turn, receipt["low_information"], "memories" in out, forget)
+    waiting = _waiting_turns(root, turn_id)
+    if waiting:
+        warnings.append({"code": "TURNS_NOT_CLOSED",
+                         "message": f"the words of turn {', '.join(waiting)} are saved but not yet closed",
+                         "hint": "Call {cmd:remember} with each of those turn ids (records, or a reason): until then no "
+                                 "turn may be said to be saved."})
     if pre.get("backup_reminder"):
         out["backup_reminder"] = pre["backup_reminder"]
     if warnings:
