@@ -32,6 +32,7 @@ ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
 CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
 BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's word (借 for 欠) ...
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
+TRANSLATION_MAX_DF = 100  # a stand-in in the other language finds (not only re-scores) in at most this many texts
 TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
 TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
 TOPIC_MAX_TERMS = 8  # topics widen a question of at most this many words (widens)
@@ -188,7 +189,8 @@ def _bridges(recall, text, terms, routes, own_capture=None):
     """
     lex = recall.lexicon()
     frame = frame_terms()
-    found = knowledge.load().expansions(text, lex, topics=widens(terms))
+    short = widens(terms)
+    found = knowledge.load().expansions(text, lex, topics=short)
     if not found:
         return {}
     own = {}  # the query's whole words behind each surface (清明 inside 清明节 is a slice, not the word)
@@ -210,8 +212,11 @@ def _bridges(recall, text, terms, routes, own_capture=None):
                 weight, score_only = (TOPIC_WHEN_FOUND if present else TOPIC_WEIGHT), False
             else:
                 # A word in the other language is the same word, not another one for it: mom for 妈妈 finds
-                # what was said in English though 妈妈 is in the archive too (a bilingual user says both).
-                translated = knowledge._is_cjk(term) != knowledge._is_cjk(surface)
+                # what was said in English though 妈妈 is in the archive too (a bilingual user says both),
+                # in a question, when the word is specific; in a longer text (a whole message the turn gate
+                # probes), or when it is in many texts (they would rank below anyway), it only re-scores.
+                translated = (knowledge._is_cjk(term) != knowledge._is_cjk(surface) and short
+                              and dfs[term] <= TRANSLATION_MAX_DF)
                 weight, score_only = (BRIDGE_WHEN_FOUND, not translated) if present else (BRIDGE_WEIGHT, False)
             if weight <= terms.get(term, 0.0):
                 continue  # a slice of the query's own word that already weighs more
