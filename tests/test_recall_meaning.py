@@ -332,6 +332,24 @@ class WhyQuestionTest(RecallTest):
         self.assertNotIn(self.hyp, self.top_ids(out))
 
 
+class OverviewTest(RecallTest):
+    def test_what_do_you_know_about_me_lists_what_the_archive_holds(self):
+        nurse = self.say("I'm a nurse in Chicago, working night shifts", day="2026-11-01T10:00:00Z")
+        asked = self.say("do I have any pets?", day="2026-11-02T10:00:00Z")
+        kids = self.say("We have two kids, Emma (8) and Noah (5)", day="2026-11-03T10:00:00Z")
+        dave = records.add_record(self.root, kind="entity", entity_type="person", title="Dave", summary="my husband, a teacher",
+                                  salience=3)["id"]
+        secret = records.add_record(self.root, kind="fact", title="in debt", capture_ids=[nurse],
+                                    sensitivity="highly-private")["id"]
+        for question in ("what do you know about me?", "你都知道我什么", "summarize my life"):
+            out = self.probe(question)
+            self.assertEqual(self.top_ids(out), [dave, kids, nurse], question)  # a record, then my words, newest first
+            self.assertEqual(out["top"][0]["why"]["channel"], "overview")
+            self.assertNotIn(asked, self.top_ids(out))  # a question asked is not something known
+            self.assertNotIn(secret, self.top_ids(out))  # never volunteered
+        self.assertNotEqual(self.probe("what do you know about my sister?")["status"], "ok")  # names someone: a read
+
+
 class BuiltInKnowledgeTest(RecallTest):
     def setUp(self):
         super().setUp()

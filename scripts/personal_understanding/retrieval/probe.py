@@ -9,7 +9,7 @@ the best of each by reciprocal rank. Output is bounded; every call leaves a trac
 from .. import archive, timeutil
 from ..errors import PuError
 from ..records import get_record
-from . import causal, rank, trace, when, whose
+from . import causal, overview, rank, trace, when, whose
 from .index import CHANNELS, episode_of, open_recall
 from .lexical import rank_query
 from .ppr import Graph, path_to, personalized_pagerank
@@ -101,6 +101,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         return _by_ids(q, ids, mode, budget)
 
     time_only = when.is_time_only(q)
+    overall = not time_only and not ids and overview.asks_overview(q)
     q.asks_when = when.asks_when(q.raw)
     whose.resolve(q)
     why_question = causal.is_causal(q.raw)
@@ -113,8 +114,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         channels, rows, held_q, toks, routes_q = rank_query(q, text)
         if origin is None:
             tokens = toks
-            if time_only:
-                continue  # its words only frame the time: the window's rows are the answer
+            if time_only or overall:
+                continue  # its words only frame the time, or ask about the user: what is held is the answer
             channel_lists = channels
         all_rows.update(rows)
         held += held_q
@@ -130,7 +131,14 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         for row, time in found:
             all_rows.setdefault(row["doc"], row)
             time_of[row["key"]] = when.why(time)
-    searched = [t for t, origin in texts if origin is None and not time_only] + [t for t, origin in texts if origin]
+    if overall:
+        found = overview.overview_rows(q)
+        rankings.append((1.0, [row["key"] for row in found]))
+        for row in found:
+            all_rows.setdefault(row["doc"], row)
+            time_of[row["key"]] = overview.why()
+    searched = [t for t, origin in texts if origin is None and not (time_only or overall)] + \
+        [t for t, origin in texts if origin]
     causes = {}
     if why_question and q.reached:
         best = dict(sorted(q.reached.items(), key=lambda kv: -kv[1])[:causal.REACHED])
