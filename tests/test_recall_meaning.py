@@ -104,6 +104,14 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_what_lies_ahead_lists_what_is_dated_ahead(self):
+        trip = records.add_record(self.root, kind="event", title="Renew passport before the trip", capture_ids=[self.dentist],
+                                  date_start="2027-01-10")["id"]
+        for question in ("我有什么待办", "what's coming up?", "what's on my plate?"):
+            out = self.probe(question, as_of=self.AS_OF)
+            self.assertEqual(self.top_ids(out), [trip], question)  # not the dentist of last week
+            self.assertEqual(out["top"][0]["why"]["channel"], "time")
+
     def test_a_window_given_as_a_question_says_it(self):
         for window in ("last week", "上周", "2026-11-16..2026-11-22"):
             out = self.probe(window=window, as_of=self.AS_OF)

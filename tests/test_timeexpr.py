@@ -583,6 +583,17 @@ class ParseWindowTest(unittest.TestCase):
                     parse_window(spec, today)
                 self.assertIn("last week", ctx.exception.hint)
 
+    def test_what_lies_ahead_is_read_in_a_question_only(self):
+        today = datetime.date(2026, 12, 5)
+        for text in ("what's coming up?", "接下来有什么安排", "我有什么待办", "anything I should follow up on?"):
+            with self.subTest(text=text):
+                (found,) = timeexpr.resolve(text, today, holidays=True)
+                self.assertEqual((found["from"], found["to"]), ("2026-12-06", "2027-03-05"))
+                self.assertTrue(timeexpr.is_vague(found["expression"]))
+        self.assertEqual(timeexpr.resolve("I'll call you soon", today), [])  # a text's "soon" names no days
+        (new,) = timeexpr.resolve("what's new?", today, holidays=True)
+        self.assertEqual((new["from"], new["to"]), ("2026-11-05", "2026-12-05"))
+
 
 if __name__ == "__main__":
     unittest.main()

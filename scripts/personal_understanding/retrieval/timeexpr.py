@@ -78,7 +78,19 @@ def _recent(_m, as_of):
     return as_of - _TD(RECENT_DAYS), as_of, "range"
 
 
-_VAGUE = Lazy(rf"(?:{_RECENT_CN}|{_RECENT_EN})", re.I)
+# "Coming up", 接下来, 待办: what lies ahead, a guess at the next months (read only in a question: a text
+# that says "soon" names no days of its own).
+AHEAD_DAYS = 90
+_COMING_CN = r"接下来|未来|今后|往后|待办"
+_COMING_EN = r"upcoming|coming\s+up|in\s+the\s+future|soon|to-?dos?|on\s+my\s+plate|follow(?:\s+|-)?ups?"
+_NEW_EN = r"what'?s\s+new|anything\s+new"  # asked, the last month (read only in a question)
+
+
+def _coming(_m, as_of):
+    return as_of + _TD(1), as_of + _TD(AHEAD_DAYS), "range"
+
+
+_VAGUE = Lazy(rf"(?:{_RECENT_CN}|{_RECENT_EN}|{_COMING_CN}|{_COMING_EN}|{_NEW_EN})", re.I)
 
 
 def is_vague(expression):
@@ -734,10 +746,13 @@ _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + (
 _HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
                         _HOLIDAY_EN, _holiday, re.I)]
+_COMING_RULES = [_rule("接未今往待", _COMING_CN, _coming),
+                 _rule("upcoming coming future soon to plate follow", _w(_COMING_EN), _coming, re.I),
+                 _rule("new", _w(_NEW_EN), _recent, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
 # so they may overlap), and with it the needles inside it (day in today). Asking each rule in turn
 # cost a fifth more than running the rules when importing.
-_NEEDLES = sorted({n for needles, _rx, _h in _RULES + _BARE_RULES + _HOLIDAY_RULES for n in needles},
+_NEEDLES = sorted({n for needles, _rx, _h in _RULES + _BARE_RULES + _HOLIDAY_RULES + _COMING_RULES for n in needles},
                   key=lambda n: (-len(n), n))
 # A month's name is a word of its own in every rule: "mar" in marathon, "nov" in novel or "dec" in decided
 # must not cost compiling and running the month rules.
@@ -785,10 +800,11 @@ def resolve(text, as_of, lean=None, holidays=False):
         rules = [(rx, lambda m, a, h=h: h(m, a, ahead=True)) if h in _MONTH_HANDLERS else (rx, h) for rx, h in rules]
     bare = _rules(found_needles, _BARE_RULES)
     named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
+    coming = _rules(found_needles, _COMING_RULES) if holidays else []
     direction = (lean_of(norm) or lean) if bare or named else None
     # a bare weekday is left alone when the words point nowhere; a holiday can still name its year
     directed = (bare if direction else []) + named
-    rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in directed]
+    rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in directed] + coming
     for rx, handler in rules:
         for m in rx.finditer(norm):
             s, e = m.span()
