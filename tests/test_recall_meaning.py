@@ -349,7 +349,8 @@ class OverviewTest(RecallTest):
                                   salience=3)["id"]
         secret = records.add_record(self.root, kind="fact", title="in debt", capture_ids=[nurse],
                                     sensitivity="highly-private")["id"]
-        for question in ("what do you know about me?", "你都知道我什么", "summarize my life"):
+        for question in ("what do you know about me?", "你都知道我什么", "summarize my life",
+                         "who are the important people in my life?"):
             out = self.probe(question)
             self.assertEqual(self.top_ids(out), [dave, kids, nurse], question)  # a record, then my words, newest first
             self.assertEqual(out["top"][0]["why"]["channel"], "overview")
