@@ -97,6 +97,11 @@ class TurnTest(ArchiveTest):
         self.assertIn("personal_forget", Surface("mcp", commands.COMMANDS).text(out["next"]))
         self.assertEqual(open_index(self.root).turn_capture_ids("t2"), [])
 
+    def test_the_turns_own_saved_words_do_not_hide_another_reading_of_them(self):
+        plan = turn(self.root, "国庆打算带爸妈去云南玩", turn_id="t1")["capture_id"]
+        out = turn(self.root, "我国庆去哪", turn_id="t2")  # read 我国|庆 first; saved, it must not hold 我国 for itself
+        self.assertEqual([r["id"] for r in (out.get("recall") or out["memories"])["top"]][:1], [plan])
+
     def test_a_plain_question_about_someone_brings_what_the_archive_holds(self):
         told = turn(self.root, "和老同学王磊吃了顿饭，他刚辞职去创业做咖啡。", turn_id="t1")
         for n, question in enumerate(("王磊现在做什么", "what is 王磊 doing now")):

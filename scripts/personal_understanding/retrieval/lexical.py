@@ -32,6 +32,7 @@ ANSWERED_SHARE = 0.2  # ... and the turn they answered by this share
 CONTEXT_FULL_TERMS = 20  # a short turn leans on its neighbours; a long one stands on its own
 BRIDGE_WEIGHT = 0.6  # a word the built-in knowledge says stands for the user's word (借 for 欠) ...
 BRIDGE_WHEN_FOUND = 0.2  # ... weighs less when the user's own word is in the archive too
+HELD_CHECKED = 2  # a query word in at most this many texts is checked for being only in its own turn or a question
 TRANSLATION_MAX_DF = 100  # a stand-in in the other language finds (not only re-scores) in at most this many texts
 TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
 TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
@@ -95,6 +96,12 @@ def query_terms(q, text):
     _phrasal_verbs_as_parts(text, lex, terms)
     # A word no document holds may be read another way (held: df of the query's own words, asked once).
     held = recall.df(list(terms))
+    # Nor does the turn's own message, or a short question saved before, hold a word: 我国庆去哪, once
+    # saved, would hold 我国 (a misreading of 我|国庆) and so stop 国庆 from being looked for.
+    rare = [t for t, n in held.items() if 0 < n <= HELD_CHECKED]
+    if rare:
+        told = recall.told_somewhere(rare, f"c:{q.own_capture}" if q.own_capture else None, SHORT_QUESTION)
+        held.update({t: 0 for t in rare if t not in told})
     _unseen_words_as_their_tails(terms, held)
     _unseen_english_shorter(recall, terms, held)
     _bigrams_across_words(recall, text, lex, terms, held)
