@@ -878,6 +878,11 @@ class LifeTopicTest(RecallTest):
             {"dumped": "Jess dumped me over text, after two years", "broke": "I'm totally broke until payday"},
             (("did I break up with someone?", "dumped"),))
 
+    def test_a_dentist_is_who_finds_cavities(self):
+        self.assert_each_finds_first(
+            {"patel": "Dr. Patel found two cavities", "doctor": "我的家庭医生姓陈，人挺好的"},
+            (("who is my dentist?", "patel"),))
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",
