@@ -205,6 +205,10 @@ class SkipNeedsEvidence(Helpers):
                           "personal")
         self.assertSignal(["明天去哪玩", "周末有什么好玩的", "明天去上海的高铁几点"], "non-personal")
 
+    def test_the_weather_beside_what_the_speaker_went_through_is_the_speakers_day(self):
+        self.assertSignal(["下雨了，没带伞", "下雨了，被淋成落汤鸡"], "personal")
+        self.assertSignal(["下雨了", "下雪了，好美", "他们离婚了，新闻说的"], "non-personal")
+
     def test_a_parent_told_of_before_the_question_and_a_state_since_some_time(self):
         self.assertSignal(["Mom's 70th is next month, ideas for a party?", "Been sick all week, any remedies?",
                            "Been vegan for 3 years now, any good protein sources?"], "personal")

@@ -260,9 +260,23 @@ class Sentence:
         if said and cue_free and not self.self_subject:
             return "task", said.group(0)  # 刚才那个问题再解释一下, "where you left off": about the answer, not the person
         small = f["zh_small"].search(self.low) or f["en_small"].search(self.low)
-        if small and cue_free and not self.self_subject:
+        if small and cue_free and not self.self_subject and not _told_beside(self.low, small, f):
             return "small-talk", small.group(0)
         return None
+
+
+def _told_beside(low, small, f):
+    """Does a clause beside the small talk tell what the speaker did or went through ("下雨了，没带伞",
+    "下雨了，被淋成落汤鸡")? The weather is then the setting of the speaker's day."""
+    last = 0
+    for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
+        end = m.start() if m else len(low)
+        clause = low[last:end].strip()
+        if clause and not (last <= small.start() < end) and not f["zh_others"].search(clause):  # 他们离婚了: theirs
+            if f["zh_told_aspect"].search(clause) or f["zh_lead_aspect"].match(clause) or clause.startswith("被"):
+                return True
+        last = m.end() if m else len(low)
+    return False
 
 
 def sentences(text, lex):
