@@ -96,6 +96,10 @@ class TurnTest(ArchiveTest):
         self.assertEqual(out["recall"]["top"][0]["id"], said["capture_id"])
         self.assertIn("personal_forget", Surface("mcp", commands.COMMANDS).text(out["next"]))
         self.assertEqual(open_index(self.root).turn_capture_ids("t2"), [])
+        # the request names what is to go: its receipt and its read's trace keep none of those words
+        logged = paths.receipts_path(self.root).read_text("utf-8").splitlines()[-1] + json.dumps(traces(self.root)[-1],
+                                                                                                ensure_ascii=False)
+        self.assertNotIn("表哥", logged)
 
     def test_the_turns_own_saved_words_do_not_hide_another_reading_of_them(self):
         plan = turn(self.root, "国庆打算带爸妈去云南玩", turn_id="t1")["capture_id"]

@@ -115,6 +115,7 @@ def _forms(lex):
                                     + r"[^，,。！？!?]{0,4}?" + alt(zh["forget_verbs"]) + "|" + alt(zh["forget_verbs"])
                                     + alt(zh["forget_leads"]) + r"[^，,。！？!?]{0,20}?" + alt(zh["forget_objects"])
                                     + "|" + alt(zh["no_keep"]) + r"(?:住|下来|下|着)?(?:这|那|了|吧|$))"),
+            "zh_forget_word": anywhere(zh["forget_verbs"] + zh["no_keep"]),
             "en_forget": re.compile(r"^(?:" + alt(en["forget_prefixes"]) + r"\s+)*(?:" + alt(en["forget_verbs"])
                                     + r"\s+" + alt(en["forget_objects"]) + "|" + alt(en["keep_negations"])
                                     + r"\s+(?:that|this|it|what|anything|any of))(?![a-z])"),
@@ -369,14 +370,16 @@ def remember_request(sent, lex):
 
 
 def forget_request(text, lex):
-    """(evidence, start, end) of a clause asking to forget what was said, or None."""
+    """(evidence, start, end) of a clause asking to forget what was said, or None. The evidence is the
+    request's own words ("forget what I said about", "…删掉"), never what it names: that is to go."""
     f, low, last = _forms(lex), text.lower(), 0
     for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
         end = m.start() if m else len(low)
-        clause = low[last:end]
-        lead = len(clause) - len(clause.lstrip())
-        if f["zh_forget"].match(clause.strip()) or f["en_forget"].match(clause.strip()):
-            return short(text[last + lead:end]), last, m.end() if m else end
+        clause = low[last:end].strip()
+        en = f["en_forget"].match(clause)
+        if en or f["zh_forget"].match(clause):
+            said = en.group(0) if en else "…" + f["zh_forget_word"].findall(clause)[-1]
+            return short(said), last, m.end() if m else end
         last = m.end() if m else len(low)
     return None
 

@@ -60,10 +60,11 @@ def probe_view(result):
     return out
 
 
-def probe_message(root, text, turn_id, limit, words_if_found=False):
-    """What the archive already holds about a message (a turn read, traced; see probe's words_if_found)."""
+def probe_message(root, text, turn_id, limit, words_if_found=False, wordless=False):
+    """What the archive already holds about a message (a turn read, traced; see probe's words_if_found
+    and wordless)."""
     return probe_view(probing.probe(root, text[:QUERY_CHARS], turn_id=turn_id, limit=limit,
-                                    words_if_found=words_if_found))
+                                    words_if_found=words_if_found, wordless=wordless))
 
 
 def recall(root, query=None, mode="probe", ids=None, window=None, phase=None, as_of=None, limit=10, offset=0,

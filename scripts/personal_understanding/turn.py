@@ -56,8 +56,9 @@ CREDENTIAL_NEXT = "This message gives a password, PIN or key: credentials are ne
 
 
 FORGET_STEP = ("The user asks to forget something they said: the `recall` rows are what the archive holds that "
-               "matches (for \"forget that\", the capture of what they said just before). Agree with them which one they mean, call {cmd:forget} with its {arg:id} (a dry run that "
-               "lists every place it reaches), then again with {arg:confirm=true} once they agree.")
+               "matches (for \"forget that\", the capture of what they said just before). Agree with them which one "
+               "they mean, call {cmd:forget} with its {arg:id} (a dry run that lists every place it reaches), then "
+               "again with {arg:confirm=true} once they agree.")
 
 
 def _next(personal, read_turn, low_information, found=False, forget=False):
@@ -96,6 +97,7 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
     turn_id = pre["turn_id"]
     personal = receipt["requires_personal_understanding"]
     read_turn = is_read_turn(receipt)
+    forget = any(r["code"] == "forget-request" for r in receipt["reasons"])
     out = {"turn_id": turn_id, "receipt": _receipt_view(receipt), "read_turn": read_turn, "repeated": pre["repeated"],
            "captured": False, "capture_id": None, "due_followups": pre["due_followups"]}
     warnings = list(pre.get("warnings", []))
@@ -108,7 +110,8 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
     if read_turn or personal:
         key = "recall" if read_turn else "memories"
         try:
-            out[key] = probe_message(root, text, turn_id, limit or (RECALL_LIMIT if read_turn else MEMORY_LIMIT))
+            out[key] = probe_message(root, text, turn_id, limit or (RECALL_LIMIT if read_turn else MEMORY_LIMIT),
+                                     wordless=forget)  # a request to forget keeps no words of what it names
         except PuError as exc:  # the message is saved either way; say what the read could not do
             out["read_error"] = exc.to_dict()
     elif asks_something(receipt, text):
@@ -118,7 +121,6 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
                 out["memories"] = found  # only what matched: a general question costs the agent nothing
         except PuError as exc:
             out["read_error"] = exc.to_dict()
-    forget = any(r["code"] == "forget-request" for r in receipt["reasons"])
     out["next"] = CREDENTIAL_NEXT if receipt["signal"] == "credential" else \
         _next(personal, read_turn, receipt["low_information"], "memories" in out, forget)
     waiting = _waiting_turns(root, turn_id)

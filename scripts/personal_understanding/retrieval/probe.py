@@ -81,9 +81,10 @@ def _distinct_times(times):
 
 def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit=DEFAULT_LIMIT, offset=0,
           expand=None, domain=None, capture_id=None, maintenance=False, budget=DEFAULT_BUDGET, per_episode=3,
-          now=None, turn_id=None, words_if_found=False):
+          now=None, turn_id=None, words_if_found=False, wordless=False):
     """words_if_found: a read the message did not ask for (a general question on a skip turn) keeps its
-    words in the trace only when it found something to show; otherwise the trace says only that it ran."""
+    words in the trace only when it found something to show; otherwise the trace says only that it ran.
+    wordless: the trace never keeps the words (a request to forget names what is to go)."""
     archive.require(root)
     mode = trace.check_read_gate(root, capture_id, maintenance, turn_id)
     if turn_id and not capture_id:
@@ -230,7 +231,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     }
     if status != "ok":
         result["note"] = _no_match_note(status, scope)
-    quiet = words_if_found and not (status == "ok" and out_rows)
+    quiet = wordless or (words_if_found and not (status == "ok" and out_rows))
     times = result["time"]
     if quiet:  # counts, no words
         tokens = [{k: t[k] for k in ("weight", "df") if k in t} for t in tokens]
