@@ -140,6 +140,12 @@ class SavedByDefault(Helpers):
         self.assertSignal(["给老婆的生日礼物买什么好", "烧到38度5了要不要去医院"], "personal")
         self.assertSignal(["我老婆生日是哪天", "我上次给老婆买的什么礼物"], "recall")
 
+    def test_leaving_a_profession_told_beside_a_coding_question_is_the_speakers(self):
+        self.assertSignal(["I'm learning to code so I can leave nursing, feel so behind. What's the difference "
+                           "between a list and a tuple?", "I want to leave teaching, is a bootcamp worth it for python?"],
+                          "personal")
+        self.assertSignal(["how do I leave a git branch"], "technical")
+
     def test_a_medical_or_school_acronym_is_not_technical_vocabulary(self):
         self.assertSignal(["How long does it take to recover from ACL surgery? mine is on the 15th",
                            "my son has an IEP meeting tomorrow"], "personal")
