@@ -107,10 +107,13 @@ class TimeChannelTest(RecallTest):
     def test_what_lies_ahead_lists_what_is_dated_ahead(self):
         trip = records.add_record(self.root, kind="event", title="Renew passport before the trip", capture_ids=[self.dentist],
                                   date_start="2027-01-10")["id"]
+        plumber = self.say("I need to call the plumber about the leak", day="2026-11-25T10:00:00Z")
+        self.say("打算去云南玩", day="2026-10-01T10:00:00Z")  # a plan said two months ago is not on the plate
         for question in ("我有什么待办", "what's coming up?", "what's on my plate?"):
             out = self.probe(question, as_of=self.AS_OF)
-            self.assertEqual(self.top_ids(out), [trip], question)  # not the dentist of last week
+            self.assertEqual(self.top_ids(out), [trip, plumber], question)  # not the dentist of last week
             self.assertEqual(out["top"][0]["why"]["channel"], "time")
+            self.assertIn("said", out["top"][1]["why"])  # a plan said lately, with no date of its own
 
     def test_a_window_given_as_a_question_says_it(self):
         for window in ("last week", "上周", "2026-11-16..2026-11-22"):

@@ -128,6 +128,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     time_of = {}
     if time_only:
         found = when.window_rows(q)
+        found += when.planned_rows(q, {row["key"] for row, _t in found})
         rankings.append((1.0, [row["key"] for row, _t in found]))
         for row, time in found:
             all_rows.setdefault(row["doc"], row)

@@ -87,7 +87,7 @@ _NEW_EN = r"what'?s\s+new|anything\s+new"  # asked, the last month (read only in
 
 
 def _coming(_m, as_of):
-    return as_of + _TD(1), as_of + _TD(AHEAD_DAYS), "range"
+    return as_of + _TD(1), as_of + _TD(AHEAD_DAYS), "range", "ahead"
 
 
 _VAGUE = Lazy(rf"(?:{_RECENT_CN}|{_RECENT_EN}|{_COMING_CN}|{_COMING_EN}|{_NEW_EN})", re.I)

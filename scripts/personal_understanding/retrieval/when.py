@@ -7,12 +7,14 @@ I buy 10 days ago") puts the window's matches first. Words the archive has
 never seen and words that only frame the question never erase the time words.
 """
 
+import datetime
 import re
 
-from . import knowledge
+from . import knowledge, phrase
 from .index import weighted_terms
 from .lexical import frame_terms, widens
 from .query import overlaps, saved_question
+from .timeexpr import RECENT_DAYS, lean_of
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
 ASKS_WHEN = re.compile(
@@ -78,8 +80,36 @@ def window_rows(q):
     return [(row, time) for row, time, _place in out]
 
 
+PLANNED_READS = 100  # the user's newest words of the last month read for what they plan
+_TO_DO = re.compile(r"(?<![a-z])(?:needs?\s+to|have\s+to|has\s+to|got\s+to|must|remember\s+to)(?![a-z])"
+                    r"|得去|需要|记得|该去", re.I)
+
+
+def planned_rows(q, taken):
+    """[(row, time)]: what the user said in the last month of what they will or must do ("I need to renew my
+    passport", 打算下个月去云南), for a question about what lies ahead (a window of kind ahead): a plan said
+    without a date is in no window. Newest first; rows in `taken` (keys) are left out."""
+    ahead = next((t for t in q.times if t.get("kind") == "ahead"), None)
+    if ahead is None:
+        return []
+    since = (q.today - datetime.timedelta(days=RECENT_DAYS)).isoformat()
+    rows = q.recall.docs_where("(doc & 1) = 0 AND own = 1 AND date_from >= ? AND date_from <= ?"
+                               " ORDER BY date_from DESC, doc DESC", (since, q.today.isoformat()), PLANNED_READS)
+    out = []
+    for row in rows:
+        if row["key"] in taken or saved_question(row) or not q.admits(row, direct=False)[0]:
+            continue
+        text = phrase.folded_text(q.ai, row["doc"], {row["doc"]: row}, q.text_cache)
+        if lean_of(text) == "ahead" or _TO_DO.search(text):
+            out.append((row, dict(ahead, planned=True)))
+    return out
+
+
 def why(time):
-    return {"channel": "time", "expression": time["expression"], "from": time["from"], "to": time["to"]}
+    out = {"channel": "time", "expression": time["expression"], "from": time["from"], "to": time["to"]}
+    if time.get("planned"):
+        out["said"] = "in the last month, of what is to come"  # not dated in the window: a plan said lately
+    return out
 
 
 def window_first(q, order, row_by_key, matched, stood_in=()):
