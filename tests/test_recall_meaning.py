@@ -115,6 +115,12 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["top"][0]["why"]["channel"], "time")
             self.assertIn("said", out["top"][1]["why"])  # a plan said lately, with no date of its own
 
+    def test_what_lies_ahead_comes_soonest_first_and_what_i_have_to_do_asks_for_it(self):
+        later = self.say("下周得去办护照", day="2026-11-27T09:00:00Z")
+        sooner = self.say("明天要交房租", day="2026-11-27T10:00:00Z")
+        for question in ("what do I have to do?", "接下来我要做什么"):
+            self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF))[:2], [sooner, later], question)
+
     def test_a_window_given_as_a_question_says_it(self):
         for window in ("last week", "上周", "2026-11-16..2026-11-22"):
             out = self.probe(window=window, as_of=self.AS_OF)

@@ -81,8 +81,9 @@ def _recent(_m, as_of):
 # "Coming up", 接下来, 待办: what lies ahead, a guess at the next months (read only in a question: a text
 # that says "soon" names no days of its own).
 AHEAD_DAYS = 90
-_COMING_CN = r"接下来|未来|今后|往后|待办"
-_COMING_EN = r"upcoming|coming\s+up|in\s+the\s+future|soon|to-?dos?|on\s+my\s+plate|follow(?:\s+|-)?ups?"
+_COMING_CN = r"接下来|未来|今后|往后|待办|要做的事|该做的事|要做什么|得做什么"
+_COMING_EN = (r"upcoming|coming\s+up|in\s+the\s+future|soon|to-?dos?|on\s+my\s+plate|follow(?:\s+|-)?ups?"
+              r"|(?:have|need|got)\s+to\s+do")
 _NEW_EN = r"what'?s\s+new|anything\s+new"  # asked, the last month (read only in a question)
 
 
@@ -746,7 +747,7 @@ _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + (
 _HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
                         _HOLIDAY_EN, _holiday, re.I)]
-_COMING_RULES = [_rule("接未今往待", _COMING_CN, _coming),
+_COMING_RULES = [_rule("接未今往待要该得", _COMING_CN, _coming),
                  _rule("upcoming coming future soon to plate follow", _w(_COMING_EN), _coming, re.I),
                  _rule("new", _w(_NEW_EN), _recent, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,

@@ -54,9 +54,10 @@ def window_rows(q):
     words date it outside the range after one they do not (told this week of
     last weekend), what was told before what was asked (a question saved earlier is not what happened), then
     salience (unknown last), then date, then key. Dates run in order through a
-    window in the past ("last month": its story as it happened) and newest first
+    window in the past ("last month": its story as it happened), newest first
     through one that reaches today ("最近", "lately", "this week": what was said
-    last is what "lately" means, and a page cut short must not hide it).
+    last is what "lately" means, and a page cut short must not hide it), and
+    soonest first through one wholly ahead (by the day a turn speaks of).
     """
     clauses, args = [], []
     for t in q.times:
@@ -75,7 +76,10 @@ def window_rows(q):
         elsewhere = row["told_from"] is not None and (row["told_to"] < time["from"] or row["told_from"] > time["to"])
         out.append((row, time, (not inside, elsewhere)))
     today = q.today.isoformat()
-    out.sort(key=lambda x: (x[0]["date_from"] or "", x[0]["key"]), reverse=any(t["to"] >= today for t in q.times))
+    if all(t["from"] > today for t in q.times):  # what lies ahead: the soonest first, by the day a turn speaks of
+        out.sort(key=lambda x: (x[0]["told_from"] or x[0]["date_from"] or "", x[0]["key"]))
+    else:
+        out.sort(key=lambda x: (x[0]["date_from"] or "", x[0]["key"]), reverse=any(t["to"] >= today for t in q.times))
     out.sort(key=lambda x: (x[2], saved_question(x[0]), -(x[0]["salience"] if x[0]["salience"] is not None else -1)))
     return [(row, time) for row, time, _place in out]
 
