@@ -892,6 +892,13 @@ class LifeTopicTest(RecallTest):
             {"patel": "Dr. Patel found two cavities", "doctor": "我的家庭医生姓陈，人挺好的"},
             (("who is my dentist?", "patel"),))
 
+    def test_traditional_and_simplified_chinese_find_each_other(self):
+        said = self.say_each({"mom": "我媽下週要開刀，我好擔心", "boss": "今天跟老闆吵架了", "hair": "我妈昨天去剪头发了"})
+        for question, expected in (("我妈要做手术吗", "mom"), ("我跟老板吵架了吗", "boss"), ("我媽剪頭髮了嗎", "hair")):
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        out = self.probe("我妈要做手术吗", as_of=ASKED_ON)
+        self.assertEqual(out["top"][0]["snippet"], "我媽下週要開刀，我好擔心")  # the words as they were said
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",

@@ -29,7 +29,9 @@ CJK_CLASS = (
 CJK_RUN_RE = Lazy("[" + CJK_CLASS + "]+")  # its big ranges take 1.5 ms to compile: only a text with CJK does
 
 # Full-width ASCII to ASCII, ideographic space to space, curly apostrophes to
-# "'", ASCII upper to lower. Every mapping is one character to one character so
+# "'", ASCII upper to lower, and traditional Chinese characters to simplified ones
+# (resources/lexicon/traditional_zh.txt: 媽 is 妈 to recall, so 我媽 meets 我妈 and the
+# dictionary's words). Every mapping is one character to one character so
 # offsets in the normalised text are offsets in the original.
 _FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 _FOLD.update({0x3000: 0x20, 0x2019: 0x27, 0x2018: 0x27, 0xFF07: 0x27})
@@ -68,6 +70,13 @@ _LOCAL_RESOURCES = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "resources")
 
 
+def _traditional():
+    """{traditional code point: simplified} from resources/lexicon/traditional_zh.txt (two characters a line)."""
+    with open(resources_path("traditional_zh.txt"), encoding="utf-8") as fh:
+        pairs = "".join(line[:2] for line in fh.read().split("\n") if line[:1] not in ("#", ""))
+    return dict(zip(map(ord, pairs[0::2]), map(ord, pairs[1::2])))
+
+
 def resources_path(*parts):
     """Path under resources/lexicon. The checkout's own folder is tried first so
     the common case does not import `paths` (and pathlib) at start-up."""
@@ -76,6 +85,9 @@ def resources_path(*parts):
         from .. import paths
         base = str(paths.resources_dir())
     return os.path.join(base, "lexicon", *parts)
+
+
+FOLD_TABLE.update(_traditional())
 
 
 class _Base:
