@@ -146,6 +146,12 @@ class SavedByDefault(Helpers):
                           "personal")
         self.assertSignal(["how do I leave a git branch"], "technical")
 
+    def test_traditional_chinese_is_read_with_the_same_word_lists(self):
+        self.assertSignal(["這段程式碼為什麼報錯"], "technical")
+        self.assertSignal(["你還記得我妹妹什麼時候結婚嗎"], "recall")
+        self.assertSignal(["把我跟表哥借錢那件事刪掉"], "recall", "forget-request")
+        self.assertSignal(["我媽下週要開刀，我好擔心"], "personal", "relationship-mention")
+
     def test_a_medical_or_school_acronym_is_not_technical_vocabulary(self):
         self.assertSignal(["How long does it take to recover from ACL surgery? mine is on the 15th",
                            "my son has an IEP meeting tomorrow"], "personal")

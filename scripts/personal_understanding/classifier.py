@@ -27,10 +27,11 @@ import re
 
 from . import classifier_cues as cues
 from . import credentials
+from .retrieval.lexicon import TRADITIONAL
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.9.0"
+CLASSIFIER_VERSION = "2.10.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
@@ -303,7 +304,7 @@ def classify(text):
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     lex = cues.load()
-    body = text.strip()
+    body = text.strip().translate(TRADITIONAL)  # 我媽下週要開刀 is read as 我妈下周要开刀: the word lists are simplified
     lang = _language(body)
     if not body:
         return _result("non-personal", lang=lang)

@@ -87,7 +87,8 @@ def resources_path(*parts):
     return os.path.join(base, "lexicon", *parts)
 
 
-FOLD_TABLE.update(_traditional())
+TRADITIONAL = _traditional()  # also read by the turn classifier, whose word lists are simplified
+FOLD_TABLE.update(TRADITIONAL)
 
 
 class _Base:
