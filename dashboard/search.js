@@ -25,10 +25,18 @@
   // ASCII forms; one character for one, so offsets into the original stay valid.
   var WIDE = /[\uff01-\uff5e\u3000]/g;
   function narrow(c) { return c === "\u3000" ? " " : String.fromCharCode(c.charCodeAt(0) - 0xfee0); }
+  // Traditional Chinese characters match their simplified forms (媽 finds 妈, and the reverse), as in recall:
+  // data/chunks/fold-zh.js holds the pairs, traditional then simplified, one character for one (read with the
+  // search chunks; until then characters stay as they are).
+  var HAN = /[\u4e00-\u9fff]/g, ZH = {};
+  function simplified(c) { return ZH[c] || c; }
+  function readPairs(pairs) {
+    for (var i = 0; i + 1 < (pairs || "").length; i += 2) { ZH[pairs[i]] = pairs[i + 1]; }
+  }
   function fold(text) {
     var l = text.toLowerCase();
     l = l.length === text.length ? l : foldSameLength(text);
-    return l.replace(WIDE, narrow);
+    return l.replace(WIDE, narrow).replace(HAN, simplified);
   }
   function prepare(part) {
     var starts = [0], at = part.text.indexOf(DOC);
@@ -40,7 +48,8 @@
     if (state.ready) { return state.ready; }
     var t0 = performance.now(), n = (D.search && D.search.chunks) || 0, wait = [];
     for (var i = 0; i < n; i++) { wait.push(PU.load("search-" + i)); }
-    state.ready = Promise.all(wait).then(function (parts) {
+    var pairs = PU.load("fold-zh").then(readPairs, function () { return null; });  // an older build has none
+    state.ready = pairs.then(function () { return Promise.all(wait); }).then(function (parts) {
       state.chunks = parts.map(prepare);
       var counts = {c: 0, r: 0, f: 0};
       state.chunks.forEach(function (c, ci) {

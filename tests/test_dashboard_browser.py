@@ -246,6 +246,9 @@ class DashboardBrowserTest(unittest.TestCase):
         self.assertEqual(self.attrs("[data-group=records] li", "data-id"), [self.ids["home"][1]], "the record whose words say it")
         self.assertIn("in its words", self.text("[data-group=records]"))
         self.assertIn("your words: 1", self.text("#search-count"))
+        self.go("search?q=爸媽")  # typed in traditional characters: the same words
+        self.assertRegex(self.text("#search-count"), r"^2 results for “爸媽”")
+        self.assertEqual(self.texts("[data-group=mine] mark"), ["爸妈"])
         self.go("search?q=Feng")
         self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
         self.go("search?q=ＦＥＮＧ")  # typed with a full-width input method

@@ -85,6 +85,7 @@ def write_data(root, now=None):
     search = search_chunks(data["search"])
     for n, part in enumerate(search):
         files[f"search-{n}"] = part
+    files["fold-zh"] = data["fold_zh"]  # read with the search chunks: 媽 finds 妈
     files["graph"] = data["graph"]
     files["diagnostics"] = data["diagnostics"]
     main = {k: data[k] for k in ("format", "generated_at", "fingerprint", "archive", "overview", "filters")}

@@ -19,6 +19,7 @@ from . import archive, paths, storage, tiers, timeutil, validate
 from .archive_index import CAPTURE_PATH, CAPTURE_SHA, open_index
 from .dashboard_graph import graph
 from .dashboard_words import Words, cut, followup_search_doc, instant_key, record_search_doc
+from .retrieval.lexicon import TRADITIONAL
 from .followups import due_followups
 from .understanding import derived_facets
 
@@ -259,6 +260,8 @@ def build_data(root, now=None):
         "lists": lists,
         "items": {"rec": items_rec, "cap": items_cap, "fu": items_fu, "ses": items_ses},
         "search": _search_docs(a, items_fu),
+        # traditional and simplified characters, in pairs: search folds them as recall does (媽 finds 妈)
+        "fold_zh": "".join(chr(t) + chr(s) for t, s in sorted(TRADITIONAL.items())),
     }
 
 
