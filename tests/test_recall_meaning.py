@@ -356,7 +356,8 @@ class OverviewTest(RecallTest):
         kids = self.say("We have two kids, Emma (8) and Noah (5)", day="2026-11-03T10:00:00Z")
         dave = records.add_record(self.root, kind="entity", entity_type="person", title="Dave", summary="my husband, a teacher",
                                   salience=3)["id"]
-        secret = records.add_record(self.root, kind="fact", title="in debt", capture_ids=[nurse],
+        debt = self.say("I'm 40k in debt again", day="2026-10-30T10:00:00Z")
+        secret = records.add_record(self.root, kind="fact", title="in debt", capture_ids=[debt],
                                     sensitivity="highly-private")["id"]
         for question in ("what do you know about me?", "你都知道我什么", "summarize my life",
                          "who are the important people in my life?"):
@@ -364,8 +365,20 @@ class OverviewTest(RecallTest):
             self.assertEqual(self.top_ids(out), [dave, kids, nurse], question)  # a record, then my words, newest first
             self.assertEqual(out["top"][0]["why"]["channel"], "overview")
             self.assertNotIn(asked, self.top_ids(out))  # a question asked is not something known
-            self.assertNotIn(secret, self.top_ids(out))  # never volunteered
+            self.assertNotIn(secret, self.top_ids(out))  # never volunteered, nor the words it rests on
+            self.assertNotIn(debt, self.top_ids(out))
         self.assertNotEqual(self.probe("what do you know about my sister?")["status"], "ok")  # names someone: a read
+
+    def test_the_words_of_a_highly_private_record_are_not_volunteered_either(self):
+        therapy = self.say("My therapist says I should journal every night", day="2026-11-03T10:00:00Z")
+        job = self.say("Started a new job at Figma", day="2026-11-03T11:00:00Z")
+        records.add_record(self.root, kind="fact", title="Therapist suggests journaling", capture_ids=[therapy],
+                           sensitivity="highly-private")
+        for question, kwargs in (("what do you know about me?", {}), ("what happened on November 3rd?", {"as_of": "2026-11-20"})):
+            ids = self.top_ids(self.probe(question, **kwargs))
+            self.assertIn(job, ids, question)
+            self.assertNotIn(therapy, ids, question)  # neither the record nor the words it rests on
+        self.assertIn(therapy, self.top_ids(self.probe("am I seeing a therapist?")))  # asked for: found
 
 
 class BuiltInKnowledgeTest(RecallTest):

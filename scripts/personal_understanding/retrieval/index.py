@@ -131,6 +131,7 @@ CREATE TABLE IF NOT EXISTS rdocs (
     terms TEXT);
 CREATE INDEX IF NOT EXISTS rdocs_date ON rdocs(date_from);
 CREATE INDEX IF NOT EXISTS rdocs_told ON rdocs(told_from) WHERE told_from IS NOT NULL;
+CREATE INDEX IF NOT EXISTS rdocs_sensitive ON rdocs(sensitivity) WHERE sensitivity IS NOT NULL;
 CREATE TABLE IF NOT EXISTS rpost (term INTEGER, density INTEGER, doc INTEGER, tf REAL,
     PRIMARY KEY (term, density DESC, doc)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rterms (id INTEGER PRIMARY KEY, term TEXT UNIQUE, df INTEGER);
@@ -688,6 +689,12 @@ class RecallIndex:
         (the index keeps no key of its own: 14 MB with its lookup at 100 000 captures and records)."""
         found = self._docs_of([key])
         return found.get(key)
+
+    def private_sources(self):
+        """Capture ids a highly-private record cites: their words are as private as the record."""
+        return {row[0] for row in self.db.execute(
+            "SELECT f.target FROM rdocs d JOIN refs f ON f.record = (d.doc >> 1) AND f.rel = 'capture'"
+            " WHERE d.sensitivity = 'highly-private'")}
 
     def _docs_of(self, keys):
         """{key: document number} of the keys the archive index holds."""

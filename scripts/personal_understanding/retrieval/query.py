@@ -59,6 +59,7 @@ class Query:
         self.phase = phase
         self.domain = domain
         self.row_cache = {}  # doc -> index row, shared by every pass of this probe
+        self._private = None  # capture ids a highly-private record cites (asked once, when first needed)
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
         self.asks_when = False  # set by the probe for "when did I ..." questions
         self.named = set()  # speakers the question names (whose.resolve)
@@ -81,6 +82,11 @@ class Query:
                 self.rest = self.rest[:found["start"]] + " " + name + " " + self.rest[found["end"]:]
             self.time_words = " ".join(words)
 
+    def _private_sources(self):
+        if self._private is None:
+            self._private = self.recall.private_sources()
+        return self._private
+
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""
         if self.own_capture and row["key"] == "c:" + self.own_capture:
@@ -93,6 +99,8 @@ class Query:
             return False, "outside window"
         if row["sensitivity"] == "highly-private" and not direct:
             return False, "highly-private, not hit directly"
+        if not direct and row["channel"] == "verbatim" and row["key"][2:] in self._private_sources():
+            return False, "the words of a highly-private record, not hit directly"
         if self.as_of is not None:
             day = self.today.isoformat()
             if row["channel"] == "verbatim" and row["date_from"] and row["date_from"] > day:
