@@ -178,7 +178,9 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             # Register what was written even when a later write fails: no capture file is left unregistered.
             if events:
                 _register(root, written, events, docs)
-    skipped += [{"ref": m.ref, "why": "a line the app wrote (" + m.text.replace("\u200e", "")[:40] + "), not anyone's message"} for m in notices]
+    for m in notices:  # the app's own lines (whatsapp, telegram): said to be left out, never captured
+        skipped.append({"ref": m.ref, "why": f"a line the app wrote ({m.text.replace(chr(0x200e), '')[:40]}), "
+                                             "not anyone's message"})
     out = {"format": format, "file": str(file), "messages": len(messages), "imported": imported + resumed,
            "already_present": present, "skipped": skipped, "mapping": mapping}
     if resumed:
