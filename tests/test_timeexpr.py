@@ -583,6 +583,17 @@ class ParseWindowTest(unittest.TestCase):
                     parse_window(spec, today)
                 self.assertIn("last week", ctx.exception.hint)
 
+    def test_quarters_the_other_day_months_back_and_a_while_ago(self):
+        today = datetime.date(2026, 12, 5)
+        for text, want in (("上个季度", ("2026-07-01", "2026-09-30")), ("这个季度", ("2026-10-01", "2026-12-31")),
+                           ("next quarter", ("2027-01-01", "2027-03-31")), ("the other day", ("2026-11-29", "2026-12-03")),
+                           ("two weeks back", ("2026-11-16", "2026-11-22")), ("前阵子", ("2026-11-05", "2026-12-05"))):
+            with self.subTest(text=text):
+                (found,) = timeexpr.resolve(text, today)
+                self.assertEqual((found["from"], found["to"]), want)
+        self.assertEqual(timeexpr.resolve("I moved back home", today), [])  # back, with no number of units
+        self.assertTrue(timeexpr.is_vague("前阵子"))
+
     def test_what_lies_ahead_is_read_in_a_question_only(self):
         today = datetime.date(2026, 12, 5)
         for text in ("what's coming up?", "接下来有什么安排", "我有什么待办", "anything I should follow up on?"):

@@ -35,11 +35,12 @@ Semantics where usage is ambiguous (as_of is "today"):
   recent summer that has ended, "next summer" the first that has not begun.
 - "Few" (几, 好几, 前几天, a few, several) means 2 to 6 units: 几年前 is the
   years 6 to 2 back, precision "range". "A couple" is 2.
-- Recently (最近, 近来, 这阵子, lately, recently, these days): as_of minus 30
-  days through as_of. The past few days (这几天, 这两天, the past few days):
+- Recently (最近, 近来, 这阵子, 前阵子, lately, recently, these days): as_of minus 30
+  days through as_of. The other day: as 前几天, 2 to 6 days back. The past few days (这几天, 这两天, the past few days):
   as_of minus 6 days through as_of. The past N units (最近三天, 过去一年, 这几个月,
   这两年, the past 2 weeks): from the same day N units back through as_of.
-- N units ago is the whole calendar unit N back (三个月前 is a month). 半年前 is
+- N units ago (or back) is the whole calendar unit N back (三个月前 is a month). A quarter (上个季度,
+  this quarter) is its three calendar months. 半年前 is
   the month six back; 半个月前 the week holding the day 15 days back.
 - A part of a month said beside it (三月初, 上个月底, 十二月中旬, early March, mid-May, the end of
   last month): 初/上旬/early/the beginning of are days 1-10, 中旬/mid/the middle of 11-20,
@@ -66,7 +67,7 @@ OPEN_START, OPEN_END = "0001-01-01", "9999-12-31"
 FEW = (2, 6)
 RECENT_DAYS = 30
 # "Recently", 最近: a guess at the last month, not a window the words name (see is_vague).
-_RECENT_CN = r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?"
+_RECENT_CN = r"最近|近来|近期|这阵子|这段时间|这段日子|这一阵子?|前阵子|前一阵子?|前段时间"
 _RECENT_EN = r"lately|recently|these\s+days|nowadays|of\s+late"
 FEW_DAYS = 6
 AHEAD_MONTH_CHARS = 200  # a month named without a year is read ahead in a text this short that points ahead
@@ -117,6 +118,12 @@ def _month(y, m, k=0):
 
 def _year(y):
     return _dt.date(y, 1, 1), _dt.date(y, 12, 31)
+
+
+def _quarter(as_of, k):
+    """The quarter holding as_of, moved by k quarters (上个季度, last quarter)."""
+    first = _month(as_of.year, (as_of.month - 1) // 3 * 3 + 1, 3 * k)[0]
+    return first, _month(first.year, first.month, 2)[1], "range"
 
 
 def _unit(day, unit, k=0):
@@ -451,6 +458,7 @@ _CN_RULES = [
      lambda m, a: _on(a + _TD(_DAY_OFF[m["w"]]))),
     ("前", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
     ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
+    ("季", r"(?P<p>上个?|这个?|本|下个?)季度", lambda m, a: _quarter(a, {"上": -1, "下": 1}.get(m["p"][0], 0))),
     ("去近", rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
     ("这近", r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
     # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
@@ -560,8 +568,10 @@ _EN_RULES = [
     (" ".join(_WEEKDAYS),
      _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday"
         r"|sunday)"), _en_weekday),
-    ("ago", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|weekend|week|month|year)s?\s+ago"),
+    ("ago back", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|weekend|week|month|year)s?\s+(?:ago|back)"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
+    ("other", _w(r"the\s+other\s+day"), lambda m, a: _ago(a, "few", "day")),
+    ("quarter", _w(r"(?P<p>last|this|next)\s+quarter"), lambda m, a: _quarter(a, _EN_OFF[m["p"].lower()])),
     ("day week month year",
      _w(rf"(?P<p>(?:(?:over|in|during)\s+)?the\s+(?:past|last)|past|last)\s+(?:(?P<n>{_N_EN})\s+)?"
         r"(?P<u>day|week|month|year)(?P<pl>s)?"), _en_past),
