@@ -491,7 +491,7 @@ class ForgetRequest(Helpers):
     def test_an_order_to_forget_is_a_read_turn_with_nothing_to_keep(self):
         for text in ["please forget what I said about Dr. Quimby", "delete everything about my therapist", "forget that",
                      "Can you forget the part about my ex?", "don't save this", "把我跟表哥借钱那件事删掉",
-                     "忘了我刚才说的", "别记这个了", "删除关于我前任的所有记录"]:
+                     "忘了我刚才说的", "别记这个了", "删除关于我前任的所有记录", "别记我对花生过敏这件事"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("recall", True), r)
@@ -503,6 +503,7 @@ class ForgetRequest(Helpers):
         self.assertIn("forget-request", codes(r))
 
     def test_telling_of_forgetting_and_reminders_are_not_orders_to_forget(self):
+        self.assertSignal(["别记错了"], "personal")
         self.assertSignal(["我把照片删了", "忘了带钥匙", "我老公又忘了我的生日", "I forgot her birthday",
                            "Don't forget that my son has a peanut allergy.", "I want to forget my ex"], "personal")
         self.assertSignal(["how do I delete a git branch", "把这段代码删掉"], "technical")

@@ -121,6 +121,14 @@ class TimeChannelTest(RecallTest):
         for question in ("what do I have to do?", "接下来我要做什么"):
             self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF))[:2], [sooner, later], question)
 
+    def test_a_day_named_beside_what_lies_ahead_is_the_window(self):
+        later = records.add_record(self.root, kind="event", title="Dentist again", capture_ids=[self.dentist],
+                                   date_start="2027-01-10")["id"]
+        weekend = self.say("周末要去爬山", day="2026-11-26T10:00:00Z")
+        ids = self.top_ids(self.probe("周末有什么安排", as_of=self.AS_OF))  # AS_OF is a Friday: the weekend is 28-29
+        self.assertIn(weekend, ids)
+        self.assertNotIn(later, ids)  # not everything of the next 90 days
+
     def test_a_window_given_as_a_question_says_it(self):
         for window in ("last week", "上周", "2026-11-16..2026-11-22"):
             out = self.probe(window=window, as_of=self.AS_OF)

@@ -598,10 +598,13 @@ class ParseWindowTest(unittest.TestCase):
         today = datetime.date(2026, 12, 5)
         for text in ("what's coming up?", "接下来有什么安排", "我有什么待办", "anything I should follow up on?"):
             with self.subTest(text=text):
-                (found,) = timeexpr.resolve(text, today, holidays=True)
-                self.assertEqual((found["from"], found["to"]), ("2026-12-06", "2027-03-05"))
-                self.assertTrue(timeexpr.is_vague(found["expression"]))
+                found = timeexpr.resolve(text, today, holidays=True)
+                self.assertEqual({(f["from"], f["to"]) for f in found}, {("2026-12-06", "2027-03-05")})
+                self.assertTrue(all(timeexpr.is_vague(f["expression"]) for f in found))
         self.assertEqual(timeexpr.resolve("I'll call you soon", today), [])  # a text's "soon" names no days
+        for text, want in (("接下来一个月我要干嘛", ("2026-12-06", "2027-01-04")), ("未来一周", ("2026-12-06", "2026-12-12"))):
+            (found,) = timeexpr.resolve(text, today, holidays=True)
+            self.assertEqual((found["from"], found["to"]), want, text)  # the units it names
         (new,) = timeexpr.resolve("what's new?", today, holidays=True)
         self.assertEqual((new["from"], new["to"]), ("2026-11-05", "2026-12-05"))
 

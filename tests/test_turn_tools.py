@@ -106,6 +106,11 @@ class TurnTest(ArchiveTest):
         out = turn(self.root, "我国庆去哪", turn_id="t2")  # read 我国|庆 first; saved, it must not hold 我国 for itself
         self.assertEqual([r["id"] for r in (out.get("recall") or out["memories"])["top"]][:1], [plan])
 
+    def test_a_saved_question_about_what_lies_ahead_lists_it(self):
+        plan = turn(self.root, "我下个月要去日本出差", turn_id="t1")["capture_id"]
+        out = turn(self.root, "接下来一个月我要干嘛", turn_id="t2")  # personal, so saved first: its words are not content
+        self.assertIn(plan, [r["id"] for r in (out.get("recall") or out["memories"])["top"]])
+
     def test_a_plain_question_about_someone_brings_what_the_archive_holds(self):
         told = turn(self.root, "和老同学王磊吃了顿饭，他刚辞职去创业做咖啡。", turn_id="t1")
         for n, question in enumerate(("王磊现在做什么", "what is 王磊 doing now")):

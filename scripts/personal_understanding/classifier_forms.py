@@ -114,7 +114,8 @@ def _forms(lex):
             "zh_forget": re.compile(r"^(?:请|麻烦你?|你|帮我|给我)*(?:把[^，,。！？!?]{0,30}?" + alt(zh["forget_objects"])
                                     + r"[^，,。！？!?]{0,4}?" + alt(zh["forget_verbs"]) + "|" + alt(zh["forget_verbs"])
                                     + alt(zh["forget_leads"]) + r"[^，,。！？!?]{0,20}?" + alt(zh["forget_objects"])
-                                    + "|" + alt(zh["no_keep"]) + r"(?:住|下来|下|着)?(?:这|那|了|吧|$))"),
+                                    + "|" + alt(zh["no_keep"]) + r"(?:住|下来|下|着)?(?:这|那|了|吧|$|[^，,。！？!?]{0,20}?"
+                                    + alt(zh["forget_objects"]) + "))"),
             "zh_forget_word": anywhere(zh["forget_verbs"] + zh["no_keep"]),
             "en_forget": re.compile(r"^(?:" + alt(en["forget_prefixes"]) + r"\s+)*(?:" + alt(en["forget_verbs"])
                                     + r"\s+" + alt(en["forget_objects"]) + "|" + alt(en["keep_negations"])

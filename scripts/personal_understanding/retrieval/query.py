@@ -73,6 +73,8 @@ class Query:
         if self.raw:
             from .timeexpr import resolve
             self.times = resolve(self.raw, self.today, lean="back", holidays=True)  # a question to the memory looks back
+            if any(t.get("kind") != "ahead" for t in self.times):  # 周末有什么安排: the weekend's plans, not 90 days'
+                self.times = [t for t in self.times if t.get("kind") != "ahead"]
             # A holiday's name is what the question is about, not only when (any plans for xmas?): it stays in
             # the rest and is not a time word.
             words = []

@@ -82,13 +82,19 @@ def _recent(_m, as_of):
 # "Coming up", 接下来, 待办: what lies ahead, a guess at the next months (read only in a question: a text
 # that says "soon" names no days of its own).
 AHEAD_DAYS = 90
-_COMING_CN = r"接下来|未来|今后|往后|待办|要做的事|该做的事|要做什么|得做什么"
+_COMING_CN = (r"(?:接下来|未来|今后|往后)的?(?:(?P<n>几|两|[二三四五六七八九十]|一)个?(?P<u>天|周|星期|礼拜|月|年))?"
+              r"|待办|要做的事|该做的事|要做什么|得做什么|有什么安排")
 _COMING_EN = (r"upcoming|coming\s+up|in\s+the\s+future|soon|to-?dos?|on\s+my\s+plate|follow(?:\s+|-)?ups?"
               r"|(?:have|need|got)\s+to\s+do")
 _NEW_EN = r"what'?s\s+new|anything\s+new"  # asked, the last month (read only in a question)
 
 
-def _coming(_m, as_of):
+def _coming(m, as_of):
+    """What lies ahead: the next AHEAD_DAYS from tomorrow, or the units a Chinese phrase names (接下来一个月)."""
+    n = m.groupdict().get("n")
+    if n:
+        lo, hi, _p = _past(as_of, _num(n), _unit_of(m["u"]))  # as many days as n units back, turned forward
+        return as_of + _TD(1), as_of + (hi - lo), "range", "ahead"
     return as_of + _TD(1), as_of + _TD(AHEAD_DAYS), "range", "ahead"
 
 
@@ -757,7 +763,7 @@ _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + (
 _HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
                         _HOLIDAY_EN, _holiday, re.I)]
-_COMING_RULES = [_rule("接未今往待要该得", _COMING_CN, _coming),
+_COMING_RULES = [_rule("接未今往待要该得安", _COMING_CN, _coming),
                  _rule("upcoming coming future soon to plate follow", _w(_COMING_EN), _coming, re.I),
                  _rule("new", _w(_NEW_EN), _recent, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
@@ -812,6 +818,8 @@ def resolve(text, as_of, lean=None, holidays=False):
     bare = _rules(found_needles, _BARE_RULES)
     named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
     coming = _rules(found_needles, _COMING_RULES) if holidays else []
+    if coming and any(rx.search(norm) for rx, _h in coming):
+        lean = "ahead"  # 周末有什么安排: a question about plans asks about the coming weekend
     direction = (lean_of(norm) or lean) if bare or named else None
     # a bare weekday is left alone when the words point nowhere; a holiday can still name its year
     directed = (bare if direction else []) + named

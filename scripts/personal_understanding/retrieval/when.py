@@ -39,7 +39,10 @@ def is_time_only(q):
     terms = content_terms(q)
     if not terms:
         return True
-    if any(q.recall.df(terms).values()):
+    held = [t for t, n in q.recall.df(terms).items() if n]
+    # the turn's own saved message holds its words but tells nothing (a question saved before may lead to
+    # its answer, the turn after it)
+    if held and q.recall.told_somewhere(held, f"c:{q.own_capture}" if q.own_capture else None):
         return False
     found = knowledge.load().expansions(q.rest, q.recall.lexicon(), topics=widens(terms))
     stand_ins = {t for _surface, targets in found for t in targets}
