@@ -31,7 +31,7 @@ from .retrieval.lexicon import TRADITIONAL
 from . import classifier_forms as forms
 from .classifier_cues import CJK, EVIDENCE_MAX, RESOURCE_DIR, short  # noqa: F401  (re-exported)
 
-CLASSIFIER_VERSION = "2.10.0"
+CLASSIFIER_VERSION = "2.11.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
