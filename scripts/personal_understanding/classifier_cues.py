@@ -227,6 +227,16 @@ def segments(text, breaker):
     return ids, bounds
 
 
+def clause_spans(text):
+    """[(start, end, after)] of each clause: text[start:end] is the clause, the next one begins at after."""
+    out, last = [], 0
+    for m in CLAUSE_BREAK.finditer(text):
+        out.append((last, m.start(), m.end()))
+        last = m.end()
+    out.append((last, len(text), len(text)))
+    return out
+
+
 def join(text, cid, x, y):
     """Evidence for two spans: one stretch if close in one clause, else 'A…B'."""
     (a, b), (c, d) = sorted((x, y))

@@ -11,7 +11,7 @@ its own. Vocabulary lives in resources/classifier/*.json like the cues'.
 
 import re
 
-from .classifier_cues import CJK, CLAUSE_BREAK, SENT_BREAK, alt, norm_chunk, short
+from .classifier_cues import CJK, CLAUSE_BREAK, SENT_BREAK, alt, clause_spans, norm_chunk, short
 
 LOW_INFO_MAX = 40  # chars: longer messages are never only a sigh or an ack
 THANKS_MAX = 30  # chars of a thank-you that is only a thank-you
@@ -270,14 +270,11 @@ class Sentence:
 def _told_beside(low, small, f):
     """Does a clause beside the small talk tell what the speaker did or went through ("下雨了，没带伞",
     "下雨了，被淋成落汤鸡")? The weather is then the setting of the speaker's day."""
-    last = 0
-    for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
-        end = m.start() if m else len(low)
-        clause = low[last:end].strip()
-        if clause and not (last <= small.start() < end) and not f["zh_others"].search(clause):  # 他们离婚了: theirs
+    for a, b, _after in clause_spans(low):
+        clause = low[a:b].strip()
+        if clause and not a <= small.start() < b and not f["zh_others"].search(clause):  # 他们离婚了: theirs
             if f["zh_told_aspect"].search(clause) or f["zh_lead_aspect"].match(clause) or clause.startswith("被"):
                 return True
-        last = m.end() if m else len(low)
     return False
 
 
@@ -373,15 +370,13 @@ def remember_request(sent, lex):
 def forget_request(text, lex):
     """(evidence, start, end) of a clause asking to forget what was said, or None. The evidence is the
     request's own words ("forget what I said about", "…删掉"), never what it names: that is to go."""
-    f, low, last = _forms(lex), text.lower(), 0
-    for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
-        end = m.start() if m else len(low)
-        clause = low[last:end].strip()
+    f, low = _forms(lex), text.lower()
+    for a, b, after in clause_spans(low):
+        clause = low[a:b].strip()
         en = f["en_forget"].match(clause)
         if en or f["zh_forget"].match(clause):
             said = en.group(0) if en else "…" + f["zh_forget_word"].findall(clause)[-1]
-            return short(said), last, m.end() if m else end
-        last = m.end() if m else len(low)
+            return short(said), a, after
     return None
 
 
@@ -408,14 +403,9 @@ def recall(sents, lex, technical):
 
 
 def _zh_recall(s, lex, technical):
-    f, out, last = _forms(lex), [], 0
+    f, out = _forms(lex), []
     low = s.low
-    clauses = []
-    for m in list(CLAUSE_BREAK.finditer(low)) + [None]:
-        end = m.start() if m else len(low)
-        if _LETTER.search(low[last:end]):
-            clauses.append((last, end))
-        last = m.end() if m else len(low)
+    clauses = [(a, b) for a, b, _after in clause_spans(low) if _LETTER.search(low[a:b])]
     base = s.offset
     sent_anchor = bool(f["zh_anchor"].search(low))  # once per sentence: clauses share it
     for i, (a, b) in enumerate(clauses):
