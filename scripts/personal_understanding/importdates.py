@@ -65,7 +65,9 @@ def _clock(hour, minute, second, half, value):
     return hour, minute, second
 
 
-def _moment(value, year, month, day, clock=None):
+def moment(value, year, month, day, clock=None):
+    """The archive's form of a date (a day) or, with clock (hour, minute, second, a/p or None), a moment in UTC.
+    `value` is what was read, for the error message."""
     date = dt.date(int(year), int(month), int(day))
     if clock is None or clock[0] is None:
         return date.isoformat()
@@ -99,7 +101,7 @@ def parse_locomo(value):
     m = _DMY.fullmatch(value) if isinstance(value, str) else None
     if not m or m[8] or (m[1] and not m[4]):  # its clock is a 12-hour one: without am/pm the hour is a guess
         raise ValueError(f"{value!r} is not a LoCoMo date-time like '1:56 pm on 8 May, 2023'")
-    return _moment(value, m[7], _month(m[6], value), m[5], m.groups()[0:4])
+    return moment(value, m[7], _month(m[6], value), m[5], m.groups()[0:4])
 
 
 def parse_epoch(value):
@@ -124,23 +126,23 @@ def parse_when(value):
         m = _DMY.fullmatch(text)
         if m:
             clock = m.groups()[0:4] if m[1] else m.groups()[7:11]
-            return _moment(value, m[7], _month(m[6], value), m[5], clock)
+            return moment(value, m[7], _month(m[6], value), m[5], clock)
         m = _MDY.fullmatch(text)
         if m:
-            return _moment(value, m[3], _month(m[1], value), m[2], m.groups()[3:7])
+            return moment(value, m[3], _month(m[1], value), m[2], m.groups()[3:7])
         m = _YMD.fullmatch(text)
         if m:
-            return _moment(value, m[1], m[2], m[3], m.groups()[3:7])
+            return moment(value, m[1], m[2], m[3], m.groups()[3:7])
         m = _ZH.fullmatch(text)
         if m:
             if m[5] is None:
-                return _moment(value, m[1], m[2], m[3])
+                return moment(value, m[1], m[2], m[3])
             hour = int(m[5])
             if m[4] in ("下午", "晚上") and hour < 12:
                 hour += 12
             elif m[4] == "中午" and hour < 11:
                 hour += 12
-            return _moment(value, m[1], m[2], m[3], (hour, m[6] or "0", None, None))
+            return moment(value, m[1], m[2], m[3], (hour, m[6] or "0", None, None))
     except (ValueError, OverflowError) as exc:
         raise ValueError(f"{value!r}: {exc}" if repr(value) not in str(exc) else str(exc)) from None
     if re.search(r"[A-Za-z]{3}", text) and re.search(r"\d{1,2}:\d{2}", text):

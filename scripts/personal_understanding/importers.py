@@ -11,16 +11,16 @@ encoding needs (JSON escapes, a UTF-8 byte-order mark, CRLF line ends in plain t
 """
 
 import dataclasses
-import datetime as dt
 import hashlib
 import json
 import os
 import re
 
-from . import inputs, timeutil
+from . import inputs
 from .errors import PuError, usage
 # normalize_time and parse_locomo_datetime keep their old names here for callers of this module.
 from .importdates import normalize_iso as normalize_time, parse_locomo as parse_locomo_datetime, parse_when  # noqa: F401
+from .importdates import moment as moment_of
 
 FORMATS = ("jsonl", "locomo", "chatgpt", "text", "whatsapp", "telegram")
 DATE_ORDERS = ("dmy", "mdy")
@@ -522,6 +522,14 @@ _WA_LINE = re.compile(r"[\u200e\u200f]?(\[)?(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4}
 NOTICE = "notice"  # meta key of a line the app wrote (encryption notice, "Ana added Ben"): no one's words
 
 
+def _wa_ymd(a, b, y, order):
+    """(year, month, day) of a date's three numbers read in `order` (a two-digit year is this century's)."""
+    if order == "ymd":
+        return int(a), int(b), int(y)
+    year = int(y) + 2000 if len(y) == 2 else int(y)
+    return (year, int(b), int(a)) if order == "dmy" else (year, int(a), int(b))
+
+
 def _wa_order(stamps, date_order):
     """'ymd', 'dmy' or 'mdy' for a file's numeric dates [(a, b, year)], or None when nothing tells."""
     if stamps and all(len(a) == 4 for a, _b, _y in stamps):
@@ -537,26 +545,16 @@ def _wa_order(stamps, date_order):
         return "dmy"  # every day equals its month: either order reads the same
     forward = []
     for order in DATE_ORDERS:  # a chat runs forward in time: only one order may
-        days = [(_wa_year(y), int(b), int(a)) if order == "dmy" else (_wa_year(y), int(a), int(b)) for a, b, y in stamps]
+        days = [_wa_ymd(a, b, y, order) for a, b, y in stamps]
         if all(x <= y for x, y in zip(days, days[1:])):
             forward.append(order)
     return forward[0] if len(forward) == 1 else None
 
 
-def _wa_year(y):
-    return int(y) + 2000 if len(y) == 2 else int(y)
-
-
 def _wa_when(m, order):
-    a, b, y = m[2], m[3], m[4]
-    year, month, day = (int(a), int(b), int(y)) if order == "ymd" else (
-        (_wa_year(y), int(b), int(a)) if order == "dmy" else (_wa_year(y), int(a), int(b)))
-    hour, minute, second = int(m[5]), int(m[6]), int(m[7] or 0)
-    if m[8]:
-        if not 1 <= hour <= 12:
-            raise ValueError(f"hour {hour} is not on a 12-hour clock")
-        hour = hour % 12 + (12 if m[8] in "Pp" else 0)
-    return timeutil.iso(dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.timezone.utc))
+    """The line's moment (no zone: UTC, as importdates reads a time without one)."""
+    stamp = f"{m[2]}/{m[3]}/{m[4]} {m[5]}:{m[6]}"
+    return moment_of(stamp, *_wa_ymd(m[2], m[3], m[4], order), (m[5], m[6], m[7], m[8]))
 
 
 def _parse_whatsapp(path, text, user_speaker, date_order, skips):
