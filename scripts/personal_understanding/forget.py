@@ -49,6 +49,11 @@ def _lines(path):
     return out
 
 
+def _logs(directory):
+    """The .jsonl files of a folder, in name order (none when it is missing)."""
+    return [directory / n for n in sorted(os.listdir(directory)) if n.endswith(".jsonl")] if directory.is_dir() else []
+
+
 def _rewritten(path, transform):
     """New bytes of a JSONL file after transform(obj) -> obj or None (drop); None when nothing changes.
 
@@ -179,7 +184,7 @@ class _Work:
         text = _capture_text(root, stone["path"]) if self.is_capture and stone.get("path") else None
         self.source = redact.Source(text) if text else None
         self._texts = {}
-        self._served_turns = None
+        self._served = None
 
     def _text_of(self, cid):
         if cid not in self._texts:
@@ -218,25 +223,22 @@ class _Work:
     def receipt(self, obj):
         message = self.is_capture and self.stone.get("capture_kind") != "attachment"  # the receipt quotes the message only
         own = message and self.turn and obj.get("turn_id") == self.turn
-        return redact.receipt(obj) if own or obj.get("turn_id") in self.served_turns() else obj
+        return redact.receipt(obj) if own or obj.get("turn_id") in self._reads_served()[0] else obj
 
-    def _served(self, trace):
-        """Did this read serve what is forgotten? Its question then names it ("who is Quimby?", "forget what
-        I said about Quimby"), and goes with it."""
-        text = json.dumps(trace, ensure_ascii=False)
-        return any(i in text for i in self.gone)
-
-    def served_turns(self):
-        """Turns whose reads served what is forgotten (read before the traces are rewritten: receipts come first)."""
-        if self._served_turns is None:
-            self._served_turns = set()
-            tdir = paths.traces_dir(self.root)
-            for name in sorted(os.listdir(tdir)) if tdir.is_dir() else ():
-                if name.endswith(".jsonl"):
-                    for _raw, obj in _lines(tdir / name):
-                        if obj and obj.get("turn_id") and self._served(obj):
-                            self._served_turns.add(obj["turn_id"])
-        return self._served_turns
+    def _reads_served(self):
+        """(turn ids, trace ids) of the reads that served what is forgotten: their questions name it ("who is
+        Quimby?", "forget what I said about Quimby") and go with it. The traces are read once, before any is
+        rewritten (receipts come first; the first trace asks otherwise)."""
+        if self._served is None:
+            turns, traces = set(), set()
+            for path in _logs(paths.traces_dir(self.root)):
+                for _raw, obj in _lines(path):
+                    if obj and any(i in json.dumps(obj, ensure_ascii=False) for i in self.gone):
+                        traces.add(obj.get("trace_id"))
+                        if obj.get("turn_id"):
+                            turns.add(obj["turn_id"])
+            self._served = (turns, traces)
+        return self._served
 
     def _clean_ids(self, value):
         if isinstance(value, list):
@@ -247,7 +249,7 @@ class _Work:
         return value
 
     def trace(self, obj):
-        served = self._served(obj)
+        served = obj.get("trace_id") in self._reads_served()[1]
         obj = self._clean_ids(obj)
         quoted = self.source is not None and bool(self.source.runs(obj.get("query"), redact.QUERY_RUN_WEIGHT))
         if served or self.is_capture and (obj.get("capture_id") in self.turn_captures or quoted):
@@ -279,16 +281,12 @@ class _Work:
     def rewrites(self):
         """(path, new bytes) for every log this tombstone changes, computed one file at a time."""
         root = self.root
-        rdir = paths.records_dir(root)
-        for name in sorted(os.listdir(rdir)) if rdir.is_dir() else ():
-            if name.endswith(".jsonl"):
-                yield rdir / name, _rewritten(rdir / name, self.record)
+        for path in _logs(paths.records_dir(root)):
+            yield path, _rewritten(path, self.record)
         yield paths.followups_path(root), _rewritten(paths.followups_path(root), self.followup)
         yield paths.receipts_path(root), _rewritten(paths.receipts_path(root), self.receipt)
-        tdir = paths.traces_dir(root)
-        for name in sorted(os.listdir(tdir)) if tdir.is_dir() else ():
-            if name.endswith(".jsonl"):
-                yield tdir / name, _rewritten(tdir / name, self.trace)
+        for path in _logs(paths.traces_dir(root)):
+            yield path, _rewritten(path, self.trace)
         yield paths.feedback_path(root), _rewritten(paths.feedback_path(root), self.feedback)
         quarantine = paths.v2_dir(root) / "quarantine.jsonl"
         yield quarantine, _rewritten(quarantine, self.quarantine)
