@@ -355,10 +355,13 @@ class ArchiveIndex:
         return [r[0] for r in self.db.execute(
             "SELECT capture_id FROM captures WHERE status='pending' ORDER BY captured_at, capture_id")]
 
-    def pending_turns(self):
-        """Turn ids whose captures are still pending, oldest first (a capture without a turn is left out)."""
-        return list(dict.fromkeys(r[0] for r in self.db.execute(
-            "SELECT turn_id FROM captures WHERE status='pending' AND turn_id IS NOT NULL ORDER BY captured_at, capture_id")))
+    def waiting_turns(self, turn_id=None, shown=5):
+        """The turns, other than this one, whose saved words are still pending (their remember call was left
+        out), oldest first: the first `shown` named, then "…" for more."""
+        turns = [t for t in dict.fromkeys(r[0] for r in self.db.execute(
+            "SELECT turn_id FROM captures WHERE status='pending' AND turn_id IS NOT NULL ORDER BY captured_at, capture_id"))
+            if t != turn_id]
+        return turns[:shown] + (["…"] if len(turns) > shown else [])
 
     def neighbours_in_session(self, capture_ids):
         """{capture_id: (the capture said just before it, the one just after)} in its session, either None

@@ -72,8 +72,8 @@ def session_check(root, turn_id, allow_warnings=False, full=False, from_scratch=
 
     pending = index.pending_capture_ids()
     if pending:
-        turns = [t for t in index.pending_turns() if t != turn_id]
-        named = f" (turn {', '.join(turns[:5])}{' …' if len(turns) > 5 else ''})" if turns else ""
+        turns = index.waiting_turns(turn_id)
+        named = f" (turn {', '.join(turns)})" if turns else ""
         next_steps.append(f"{len(pending)} capture(s) in the archive are still pending{named}: close them with "
                           "{cmd:finalize_capture}.")
     met = all(g["ok"] for g in gates.values()) and not pending

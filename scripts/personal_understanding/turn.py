@@ -8,6 +8,7 @@ it again for the same turn and message returns the same receipt and capture.
 """
 
 from . import capture, credentials, receipts
+from .archive_index import open_index
 from .errors import PuError
 from .reads import probe_message
 
@@ -80,17 +81,6 @@ def _next(personal, read_turn, low_information, found=False, forget=False):
     return "Nothing to save for this turn; answer normally and do not claim anything was saved."
 
 
-WAITING_SHOWN = 5  # turns named in the reminder; more are one call to session_check away
-
-
-def _waiting_turns(root, turn_id):
-    """Earlier turns whose saved words are still pending: the agent left their remember call out."""
-    from .archive_index import open_index
-
-    turns = [t for t in open_index(root).pending_turns() if t != turn_id]
-    return turns[:WAITING_SHOWN] + (["…"] if len(turns) > WAITING_SHOWN else [])
-
-
 def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
     pre = receipts.preflight(root, text, turn_id=turn_id, session_id=session_id, tier=tier, with_context=False)
     receipt = pre["receipt"]
@@ -123,7 +113,7 @@ def turn(root, text, turn_id=None, session_id=None, tier="auto", limit=None):
             out["read_error"] = exc.to_dict()
     out["next"] = CREDENTIAL_NEXT if receipt["signal"] == "credential" else \
         _next(personal, read_turn, receipt["low_information"], "memories" in out, forget)
-    waiting = _waiting_turns(root, turn_id)
+    waiting = open_index(root).waiting_turns(turn_id)
     if waiting:
         warnings.append({"code": "TURNS_NOT_CLOSED",
                          "message": f"the words of turn {', '.join(waiting)} are saved but not yet closed",
