@@ -100,7 +100,7 @@ def query_terms(q, text):
     # saved, would hold 我国 (a misreading of 我|国庆) and so stop 国庆 from being looked for.
     rare = [t for t, n in held.items() if 0 < n <= HELD_CHECKED]
     if rare:
-        told = recall.told_somewhere(rare, f"c:{q.own_capture}" if q.own_capture else None, SHORT_QUESTION)
+        told = recall.told_somewhere(rare, q.own_key, SHORT_QUESTION)
         held.update({t: 0 for t in rare if t not in told})
     _unseen_words_as_their_tails(terms, held)
     _unseen_english_shorter(recall, terms, held)
@@ -111,7 +111,7 @@ def query_terms(q, text):
         for term in weighted_terms(q.time_words, lex):
             if term in terms and term not in rest:
                 terms[term] *= TIME_WORD_WEIGHT
-    bridges = _bridges(recall, text, terms, routes, q.own_capture)
+    bridges = _bridges(recall, text, terms, routes, q.own_key)
     return terms, routes, bridges
 
 
@@ -185,12 +185,12 @@ def widens(terms):
     return len(terms) <= TOPIC_MAX_TERMS
 
 
-def _bridges(recall, text, terms, routes, own_capture=None):
+def _bridges(recall, text, terms, routes, own_key=None):
     """Words the built-in knowledge says stand for the query's words: {term: (query word, data word, weight, score_only, source)}.
 
     Their weight joins `terms` (scored per query word: the best of its
     stand-ins counts, not their sum); entities named by a stand-in (哥哥 for
-    家里) join `routes`. Neither the turn's own saved message (`own_capture`) nor
+    家里) join `routes`. Neither the turn's own saved message (`own_key`) nor
     a short question saved before counts as the archive holding the user's word:
     "房租涨了吗", once saved, must still find "the landlord is raising the rent".
     """
@@ -204,8 +204,7 @@ def _bridges(recall, text, terms, routes, own_capture=None):
     for surface, _targets in found:
         own[surface] = [t for t, w in weighted_terms(surface, lex).items() if t in terms and w >= rank.STRONG] or [surface]
     dfs = recall.df(sorted({t for _s, ts in found for t in ts}))
-    told = recall.told_somewhere({t for ts in own.values() for t in ts}, "c:" + own_capture if own_capture else None,
-                                 SHORT_QUESTION)
+    told = recall.told_somewhere({t for ts in own.values() for t in ts}, own_key, SHORT_QUESTION)
     bridges, reached = {}, {}  # reached: term -> every query word it stands for (Lisbon for Portugal and for trip)
     for surface, targets in found:
         if all(t in frame for t in own[surface]):
@@ -303,7 +302,7 @@ def _unseen_words(q, text, terms):
     words = {t for t, w in terms.items() if len(t) > 1 and w >= rank.STRONG and knowledge._is_cjk(t)}
     if not words:
         return {}
-    told = q.recall.told_somewhere(words, f"c:{q.own_capture}" if q.own_capture else None, SHORT_QUESTION)
+    told = q.recall.told_somewhere(words, q.own_key, SHORT_QUESTION)
     return {t: terms[t] for t in sorted(words - told)}
 
 

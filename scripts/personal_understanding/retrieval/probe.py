@@ -125,20 +125,19 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
             rankings.append((1.0, [rows[d]["key"] for d, _s, _x in ranked[:CHANNEL_DEPTH]]))
             for doc, score, detail in ranked:
                 detail_of.setdefault(rows[doc]["key"], (channel, score, detail, origin))
-    time_of = {}
+    time_of = {}  # key -> why, for rows a listing brings (a time window, or what is known of the user)
+    listed = []
     if time_only:
         found = when.window_rows(q)
         found += when.planned_rows(q, {row["key"] for row, _t in found})
-        rankings.append((1.0, [row["key"] for row, _t in found]))
-        for row, time in found:
+        listed = [(row, when.why(time)) for row, time in found]
+    elif overall:
+        listed = [(row, overview.why()) for row in overview.overview_rows(q)]
+    if listed:
+        rankings.append((1.0, [row["key"] for row, _why in listed]))
+        for row, why in listed:
             all_rows.setdefault(row["doc"], row)
-            time_of[row["key"]] = when.why(time)
-    if overall:
-        found = overview.overview_rows(q)
-        rankings.append((1.0, [row["key"] for row in found]))
-        for row in found:
-            all_rows.setdefault(row["doc"], row)
-            time_of[row["key"]] = overview.why()
+            time_of[row["key"]] = why
     searched = [t for t, origin in texts if origin is None and not (time_only or overall)] + \
         [t for t, origin in texts if origin]
     causes = {}

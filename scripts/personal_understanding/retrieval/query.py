@@ -46,6 +46,7 @@ class Query:
     def __init__(self, root, recall, text, window, phase, domain, as_of, now, own_capture=None):
         self.root = root
         self.own_capture = own_capture
+        self.own_key = "c:" + own_capture if own_capture else None  # its document: holds the query's words, tells none
         self.recall = recall
         self.ai = recall.ai
         self.raw = text or ""
@@ -91,7 +92,7 @@ class Query:
 
     def admits(self, row, direct):
         """Filters every channel applies. `direct`: the row matched the query's own words."""
-        if self.own_capture and row["key"] == "c:" + self.own_capture:
+        if self.own_key and row["key"] == self.own_key:
             return False, "the current turn's own words"
         if self.domain and row["domain"] != self.domain:
             return False, "outside domain"

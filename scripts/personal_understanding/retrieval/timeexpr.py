@@ -102,7 +102,7 @@ _VAGUE = Lazy(rf"(?:{_RECENT_CN}|{_RECENT_EN}|{_COMING_CN}|{_COMING_EN}|{_NEW_EN
 
 
 def is_vague(expression):
-    """Does a resolved expression only guess at recent days (recently, 最近) rather than name a window?"""
+    """Does a resolved expression only guess at a window (recently, 最近; coming up, 接下来) rather than name one?"""
     return bool(_VAGUE.fullmatch(expression))
 
 

@@ -14,7 +14,7 @@ from . import knowledge, phrase
 from .index import weighted_terms
 from .lexical import frame_terms, widens
 from .query import overlaps, saved_question
-from .timeexpr import RECENT_DAYS, lean_of
+from .timeexpr import RECENT_DAYS, is_vague, lean_of
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
 ASKS_WHEN = re.compile(
@@ -42,7 +42,7 @@ def is_time_only(q):
     held = [t for t, n in q.recall.df(terms).items() if n]
     # the turn's own saved message holds its words but tells nothing (a question saved before may lead to
     # its answer, the turn after it)
-    if held and q.recall.told_somewhere(held, f"c:{q.own_capture}" if q.own_capture else None):
+    if held and q.recall.told_somewhere(held, q.own_key):
         return False
     found = knowledge.load().expansions(q.rest, q.recall.lexicon(), topics=widens(terms))
     stand_ins = {t for _surface, targets in found for t in targets}
@@ -128,8 +128,6 @@ def window_first(q, order, row_by_key, matched, stood_in=()):
     A vague window (recently, 最近: timeexpr.is_vague) only boosts too: the answer is likely recent, not
     surely, and a weak match said this month must not go ahead of a better one said before it.
     """
-    from .timeexpr import is_vague  # loaded already: the query's times came from it
-
     times = [t for t in q.times if not is_vague(t["expression"])]
     if not times or len(content_terms(q)) > FOCUSED_TERMS:
         return order
