@@ -2,6 +2,7 @@
 questions, verbatim phrases, whole words, and questions that share no word with
 the answer (kinship, synonyms, two languages)."""
 
+import os
 from unittest import mock
 
 from tests.test_recall import RecallTest
@@ -1395,6 +1396,45 @@ class ThesaurusDataTest(RecallTest):
         self.assertIn("哥哥", data.words_for("家人"))
         self.assertIn("brother", data.words_for("哥"))
         self.assertNotIn("妈妈", data.words_for("哥"))
+
+    def test_a_new_process_reads_the_thesaurus_it_made_from_the_archive_and_never_a_stale_or_broken_copy(self):
+        import marshal
+        from personal_understanding.retrieval import knowledge
+        owes = self.say("我哥借了两千块还没还")
+        kept = os.path.join(self.root, "memory", "v2", "views", "thesaurus.cache")
+
+        def asked():  # a CLI call is a new process: it makes the thesaurus or reads the kept copy
+            code, out, err = self.cli("retrieve_v2", "--query", "家里谁欠我钱", "--maintenance")
+            self.assertEqual(code, 0, err)
+            return [row["id"] for row in out["top"]]
+
+        self.assertIn(owes, asked())
+        self.assertEqual(os.stat(kept).st_mode & 0o777, 0o600)
+        with open(kept, "rb") as fh:
+            made = fh.read()
+        self.assertIn(owes, asked())  # found again through the kept copy, which stays as it was
+        with open(kept, "rb") as fh:
+            self.assertEqual(fh.read(), made)
+        signature, (groups, kin_chars, cjk_max) = marshal.loads(made)
+        fresh = knowledge.Thesaurus(*(knowledge._lines(name) for name in knowledge.FILES))
+        self.assertEqual((groups, frozenset(kin_chars), cjk_max), (fresh.sets._groups, fresh.kin_chars, fresh.cjk_max))
+        # A copy made from other data (an older release's) or a broken one is made again, never believed.
+        for bad in (marshal.dumps((("older data",), ({}, [], 1))), b"\x00not marshal", b""):
+            with open(kept, "wb") as fh:
+                fh.write(bad)
+            self.assertIn(owes, asked())
+            with open(kept, "rb") as fh:
+                self.assertEqual(marshal.loads(fh.read())[0], signature)
+        # A views folder it cannot write to costs the copy, not the answer.
+        os.remove(kept)
+        views = os.path.dirname(kept)
+        os.chmod(views, 0o500)
+        try:
+            if not os.access(views, os.W_OK):  # (root may write anyway)
+                self.assertIn(owes, asked())
+                self.assertFalse(os.path.exists(kept))
+        finally:
+            os.chmod(views, 0o700)
 
 
 class WhenQuestionTest(ConversationTest):

@@ -431,6 +431,11 @@ def atomic_write(root, path, data):
     _through_temp(root, path, lambda fd: _write_all(fd, data), os.replace, "replacing")
 
 
+def write_derived(root, path, data):
+    """Replace a derived file that readers check and can make again: no archive lock, no fsync."""
+    _through_temp(root, path, lambda fd: _write_all(fd, data), os.replace, "replacing", sync=False)
+
+
 def atomic_write_json(root, path, obj):
     atomic_write(root, path, (json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 

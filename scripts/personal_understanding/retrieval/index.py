@@ -26,6 +26,7 @@ from ..archive_index import open_index, rows_in
 from ..capture import read_capture
 from ..errors import PuError
 from ..patterns import Lazy
+from . import knowledge
 from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
@@ -286,6 +287,10 @@ class RecallIndex:
             self._lexicon_words = count
         self._lexicon_fresh = self._writing
         return self._lexicon
+
+    def thesaurus(self):
+        """The shipped thesaurus, read from the copy kept in this archive's views once one is made."""
+        return knowledge.load(None if self.ai.in_memory else self.ai.root)
 
     def archive_words(self):
         return [r[0] for r in self.db.execute("SELECT word FROM rwords ORDER BY word")]

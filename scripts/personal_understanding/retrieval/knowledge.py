@@ -6,8 +6,9 @@ README there): kinship.txt (relations and the wider words that cover them:
 家人 and family reach 哥哥, 妈妈, sister), everyday.txt (sets of
 interchangeable everyday words in both languages: 欠钱 借钱 owe, 头疼 头痛
 headache) and topics.txt (a wider word and the things it covers: 吃 and food
-reach 火锅 and pizza; pizza reaches nothing). Pure: reads only those files,
-touches no archive.
+reach 火锅 and pizza; pizza reaches nothing). Reads only those files; given an
+archive, it keeps in its views a derived copy of what it made of them
+(thesaurus.cache), which a new process reads instead of making it again.
 
 `expansions(text, lexicon)` finds the query's words that the data knows
 (Chinese by substring, a single character only as a token of its own;
@@ -16,6 +17,7 @@ words behind them and the file that says so, so a row can say which bridge it
 was found by.
 """
 
+import marshal
 import os
 from collections.abc import Mapping
 
@@ -97,8 +99,12 @@ class _Sets(Mapping):
 
 
 class Thesaurus:
-    def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=()):
-        self.sets = _Sets()  # key -> {word: source}: what a word stands for
+    def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=(), made=None):
+        self.sets = _Sets()
+        if made is not None:  # (groups, kin_chars, cjk_max) as a cache kept them
+            self.sets._groups, kin_chars, self.cjk_max = made
+            self.kin_chars = frozenset(kin_chars)
+            return  # key -> {word: source}: what a word stands for
         relations, covers = {}, {}
         for line in kinship_lines:
             if ":" in line and ">" not in line:
@@ -200,9 +206,60 @@ def _terms(word, lexicon):
     return [t for t in terms if len(t) > 1]
 
 
-def load():
-    """The shipped thesaurus (read once per process)."""
+FILES = ("kinship.txt", "everyday.txt", "topics.txt")
+CACHE_NAME = "thesaurus.cache"
+
+
+def load(root=None):
+    """The shipped thesaurus (made once per process; given an archive root, read from the copy kept in its
+    views when that is current, else made and kept there)."""
     got = _cache.get("shipped")
     if got is None:
-        got = _cache["shipped"] = Thesaurus(_lines("kinship.txt"), _lines("everyday.txt"), _lines("topics.txt"))
+        path = None
+        if root is not None:
+            from .. import paths
+            path = paths.views_dir(root) / CACHE_NAME
+        made = _read_cache(path) if path is not None else None
+        got = Thesaurus(made=made) if made is not None else Thesaurus(*(_lines(name) for name in FILES))
+        if path is not None and made is None:
+            _keep(root, path, got)
+        _cache["shipped"] = got
     return got
+
+
+def _signature():
+    """What a kept copy was made from: every data file and module that shapes it (a word's key is stemmed
+    and folded by tokenizer and lexicon, with their word lists), by size and modification time."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    folders = (os.path.dirname(_data_path("x")), os.path.dirname(resources_path("x")), here)
+    out = []
+    for folder in folders:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".txt", ".py")):
+                st = os.stat(os.path.join(folder, name))
+                out.append((name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _read_cache(path):
+    """(groups, kin_chars, cjk_max) from the kept copy, or None when it is missing, stale or unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            signature, made = marshal.loads(fh.read())
+        if signature != _signature() or not isinstance(made, tuple) or len(made) != 3 \
+                or not isinstance(made[0], dict):
+            return None
+        return made
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _keep(root, path, thesaurus):
+    from .. import storage
+    from ..errors import PuError
+
+    made = (thesaurus.sets._groups, sorted(thesaurus.kin_chars), thesaurus.cjk_max)
+    try:
+        storage.write_derived(root, path, marshal.dumps((_signature(), made)))
+    except PuError:
+        pass  # a folder it cannot write: the next process makes it again

@@ -83,7 +83,7 @@ def query_terms(q, text):
     recall = q.recall
     lex = recall.lexicon()
     routes = _alias_routes(recall, text)
-    alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1} | knowledge.load().kin_chars
+    alias_chars = {a for aliases in routes.values() for a in aliases if len(a) == 1} | recall.thesaurus().kin_chars
     summed = weighted_terms(text, lex)
     strongest = weighted_terms(text, lex, collapse=True)
     # A word the user repeats is what the message is about: it counts a little more, not n times.
@@ -197,7 +197,7 @@ def _bridges(recall, text, terms, routes, own_key=None):
     lex = recall.lexicon()
     frame = frame_terms()
     short = widens(terms)
-    found = knowledge.load().expansions(text, lex, topics=short)
+    found = recall.thesaurus().expansions(text, lex, topics=short)
     if not found:
         return {}
     own = {}  # the query's whole words behind each surface (清明 inside 清明节 is a slice, not the word)

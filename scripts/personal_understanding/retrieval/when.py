@@ -10,7 +10,7 @@ never seen and words that only frame the question never erase the time words.
 import datetime
 import re
 
-from . import knowledge, phrase
+from . import phrase
 from .index import weighted_terms
 from .lexical import frame_terms, widens
 from .query import overlaps, saved_question
@@ -44,7 +44,7 @@ def is_time_only(q):
     # its answer, the turn after it)
     if held and q.recall.told_somewhere(held, q.own_key):
         return False
-    found = knowledge.load().expansions(q.rest, q.recall.lexicon(), topics=widens(terms))
+    found = q.recall.thesaurus().expansions(q.rest, q.recall.lexicon(), topics=widens(terms))
     stand_ins = {t for _surface, targets in found for t in targets}
     return not any(q.recall.df(sorted(stand_ins)).values())
 
@@ -89,7 +89,7 @@ def window_rows(q):
 
 PLANNED_READS = 100  # the user's newest words of the last month read for what they plan
 _TO_DO = re.compile(r"(?<![a-z])(?:needs?\s+to|have\s+to|has\s+to|got\s+to|must|remember\s+to)(?![a-z])"
-                    r"|得去|需要|记得|该去", re.I)
+                          r"|得去|需要|记得|该去", re.I)
 
 
 def planned_rows(q, taken):
