@@ -240,6 +240,8 @@ TABLE = [
     ("冬天", LEAP, "2023-12-01", "2024-02-29", "season", "relative"),
     ("winter 2023", LEAP, "2023-12-01", "2024-02-29", "season", "absolute"),
     ("2月29日", LEAP, "2024-02-29", "2024-02-29", "day", "relative"),
+    ("2000年2月", LEAP, "2000-02-01", "2000-02-29", "month", "absolute"),  # a leap century
+    ("February 1900", LEAP, "1900-02-01", "1900-02-28", "month", "absolute"),  # a century that is not
     ("2月29日", D(2025, 6, 1), "2024-02-29", "2024-02-29", "day", "relative"),
     ("2月29日", D(2024, 2, 28), "2020-02-29", "2020-02-29", "day", "relative"),
     ("Feb 29", D(2027, 1, 1), "2024-02-29", "2024-02-29", "day", "relative"),

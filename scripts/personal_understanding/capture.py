@@ -8,13 +8,13 @@ the file is removed again, so no half-saved capture remains.
 
 import json
 import mimetypes
-import re
 import unicodedata
 from pathlib import Path
 
 from . import archive, config, credentials, inputs, paths, storage, timeutil
 from .archive_index import open_index
 from .errors import PuError
+from .patterns import Lazy
 from .textinput import check_size, require_text, sha256_hex
 from .tiers import check_capacity
 
@@ -178,7 +178,7 @@ def capture_text(root, text, turn_id, capture_id=None, session_id=None, occurred
                        "{cmd:finalize_capture} as no-derivation-needed.")
 
 
-_BAD_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
+_BAD_NAME = Lazy(r"[\x00-\x1f\x7f/\\:]")
 
 
 def check_attachment_name(name):

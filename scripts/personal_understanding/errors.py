@@ -1,10 +1,10 @@
 """The one error type. Every refusal carries a stable code, a message and a hint."""
 
-import re
+from .patterns import Lazy
 
 QUOTED_MAX = 100  # a refusal shows at most the start of a long value it quotes ...
 MESSAGE_MAX = 600  # ... and is never longer than this: the caller pays for every byte of it
-_QUOTED = re.compile(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (QUOTED_MAX, QUOTED_MAX))
+_QUOTED = Lazy(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (QUOTED_MAX, QUOTED_MAX))
 
 
 def _clipped(message):

@@ -55,7 +55,6 @@ Semantics where usage is ambiguous (as_of is "today"):
 - Life phases (小时候, 上大学的时候) are not dates and are left alone.
 """
 
-import calendar
 import datetime as _dt
 import re
 
@@ -119,7 +118,15 @@ def _month(y, m, k=0):
     if not 1 <= m <= 12:
         raise ValueError(f"month {m}")
     y, m0 = divmod(y * 12 + m - 1 + k, 12)
-    return _dt.date(y, m0 + 1, 1), _dt.date(y, m0 + 1, calendar.monthrange(y, m0 + 1)[1])
+    return _dt.date(y, m0 + 1, 1), _dt.date(y, m0 + 1, _month_days(y, m0 + 1))
+
+
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _month_days(y, m):
+    """calendar.monthrange(y, m)[1], without importing calendar (and locale, which it brings: 1 ms a CLI call)."""
+    return 29 if m == 2 and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else _MONTH_DAYS[m - 1]
 
 
 def _year(y):
@@ -868,9 +875,9 @@ def strip_expressions(text, found):
     return re.sub(r"^[\s,，、;；:：]+|\s+$", "", out)
 
 
-_WINDOW_SIDE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
-_WINDOW_RANGE = re.compile(r"\s*(?:\.\.|/|:)\s*")  # 2024-06:2024-08, 2024-06..2024-08, 2024-06/2024-08
-_WINDOW_LEFT = re.compile(r"(?i)[\s,，、;；~～\-–—]+|\b(?:and|to|or|through)\b|[和与及到至或]")  # between two times
+_WINDOW_SIDE = Lazy(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
+_WINDOW_RANGE = Lazy(r"\s*(?:\.\.|/|:)\s*")  # 2024-06:2024-08, 2024-06..2024-08, 2024-06/2024-08
+_WINDOW_LEFT = Lazy(r"(?i)[\s,，、;；~～\-–—]+|\b(?:and|to|or|through)\b|[和与及到至或]")  # between two times
 _WINDOW_HINT = ("Use YYYY, YYYY-MM, YYYY-MM-DD or FROM:TO with either side open (2025-03, 2024-06:), "
                 "or a time as a question says it (last week, 上个月).")
 

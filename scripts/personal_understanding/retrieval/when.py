@@ -10,6 +10,7 @@ never seen and words that only frame the question never erase the time words.
 import datetime
 import re
 
+from ..patterns import Lazy
 from . import phrase
 from .index import weighted_terms
 from .lexical import frame_terms, widens
@@ -88,8 +89,8 @@ def window_rows(q):
 
 
 PLANNED_READS = 100  # the user's newest words of the last month read for what they plan
-_TO_DO = re.compile(r"(?<![a-z])(?:needs?\s+to|have\s+to|has\s+to|got\s+to|must|remember\s+to)(?![a-z])"
-                          r"|得去|需要|记得|该去", re.I)
+_TO_DO = Lazy(r"(?<![a-z])(?:needs?\s+to|have\s+to|has\s+to|got\s+to|must|remember\s+to)(?![a-z])"
+                    r"|得去|需要|记得|该去", re.I)
 
 
 def planned_rows(q, taken):
