@@ -90,7 +90,7 @@ def window_rows(q):
 
 PLANNED_READS = 100  # the user's newest words of the last month read for what they plan
 _TO_DO = Lazy(r"(?<![a-z])(?:needs?\s+to|have\s+to|has\s+to|got\s+to|must|remember\s+to)(?![a-z])"
-                    r"|得去|需要|记得|该去", re.I)
+              r"|得去|需要|记得|该去", re.I)
 
 
 def planned_rows(q, taken):
