@@ -7,7 +7,6 @@ the file is removed again, so no half-saved capture remains.
 """
 
 import json
-import mimetypes
 import unicodedata
 from pathlib import Path
 
@@ -194,6 +193,8 @@ def check_attachment_name(name):
 
 def capture_attachment(root, file, turn_id, name=None, capture_id=None, session_id=None, now=None):
     """Keep an attachment's original bytes (addressed by SHA-256) as its own capture."""
+    import mimetypes  # here, not at the top: every CLI call imports this module, few add a file
+
     archive.require(root)
     paths.check_id(turn_id, "turn id")
     source = Path(file)

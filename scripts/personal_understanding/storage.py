@@ -16,7 +16,7 @@ Readers never take the lock: they read whole lines and report what they cannot r
 Whole-archive checks (validate) take it shared, so they see no write half done.
 """
 
-import base64
+import binascii
 import errno
 import json
 import os
@@ -585,7 +585,7 @@ def _quarantine_tail(root, path, fd, size):
         "file": paths.rel(root, path),
         "offset": keep,
         "bytes": len(fragment),
-        "base64": base64.b64encode(fragment).decode("ascii"),
+        "base64": binascii.b2a_base64(fragment, newline=False).decode("ascii"),
         "moved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "reason": "unfinished line left by an interrupted write",
     }

@@ -28,6 +28,7 @@ from personal_understanding.retrieval.survey import catalog
 QUERIES = ["和妈妈吃火锅", "面试结果", "Lisbon visa", "marathon training", "外婆", "考研压力", "猫最近怎么样",
            "coach Mike piano", "上次去成都", "sourdough birthday", "失眠 加班", "Tom camping"]
 FIGURES = _bench.Figures()
+CLI_ROUNDS = 3
 
 # A process that opens the index and probes every query, as a server would: its own peak memory.
 # On Linux that is VmHWM, which starts afresh at exec; ru_maxrss keeps the high-water mark of the
@@ -80,11 +81,12 @@ def measure(size, tmp):
     per_trace = (trace_bytes(root) - before) / len(warm)
     survey_bytes = catalog(root, maintenance=True)["bytes"]
     cli = []
-    for q in QUERIES[:8]:
-        elapsed, proc = _bench.run_cli("retrieve_v2", "--query", q, "--maintenance", root=root)
-        if proc.returncode != 0:
-            raise SystemExit(proc.stdout.decode() + proc.stderr.decode())
-        cli.append(elapsed)
+    for _ in range(CLI_ROUNDS):  # a process's time varies by some ms from run to run: a median of few is noise
+        for q in QUERIES[:8]:
+            elapsed, proc = _bench.run_cli("retrieve_v2", "--query", q, "--maintenance", root=root)
+            if proc.returncode != 0:
+                raise SystemExit(proc.stdout.decode() + proc.stderr.decode())
+            cli.append(elapsed)
     imports = [_bench.import_ms("retrieve_v2", "--query", q, "--maintenance", root=root) for q in QUERIES[:3]]
     imports_total, imports_ours = sorted(imports)[1]
     peak = float(subprocess.run([sys.executable, "-c", PROBE_PROCESS, str(_bench.SCRIPTS), root, *QUERIES],
@@ -119,7 +121,7 @@ def measure(size, tmp):
 
 
 def main():
-    return _bench.run_sizes("recall", measure, FIGURES, f"; {len(QUERIES)} queries x 3 warm, 8 CLI runs", cli=True)
+    return _bench.run_sizes("recall", measure, FIGURES, f"; {len(QUERIES)} queries x 3 warm, 8 x {CLI_ROUNDS} CLI runs", cli=True)
 
 
 if __name__ == "__main__":
