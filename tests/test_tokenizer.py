@@ -65,6 +65,17 @@ class SegmentationTest(unittest.TestCase):
         self.assertEqual(kinds["b站"], "mixed")
         self.assertEqual(kinds["程序"], "cjk")
 
+    def test_every_script_of_a_run_is_split_alike_whichever_way_the_run_is_read(self):
+        # A run of basic Han skips the CJK pattern; kana, Hangul, rarer Han and Latin beside them still meet it.
+        from personal_understanding.retrieval import tokenizer
+        for run in ("钢琴课", "ラーメン屋", "김치찌개", "𠮷野家", "〇〇后", "iphone15手机", "café咖啡", "学c++"):
+            norm = normalize(run)
+            pieces = tokenizer._pieces(norm, 0, len(norm))
+            for cjk, a, b in pieces:  # each piece is all CJK or none of it, as the pattern reads a character
+                self.assertEqual({bool(lexmod.CJK_RUN_RE.fullmatch(c)) for c in norm[a:b]}, {cjk}, run)
+            self.assertTrue(all(x[0] != y[0] for x, y in zip(pieces, pieces[1:])), run)  # and no two alike meet
+            self.assertEqual("".join(norm[a:b] for _cjk, a, b in pieces), norm, run)
+
 
 class ArchiveWordsTest(unittest.TestCase):
     def test_archive_word_beats_dictionary_split(self):

@@ -89,6 +89,9 @@ def tokenize(text, lexicon=None):
 
 def _pieces(norm, start, end):
     """Split a word run into CJK and other pieces: [(is_cjk, start, end)]."""
+    run = norm[start:end]
+    if "\u4e00" <= min(run) and max(run) <= "\u9fff":
+        return [(True, start, end)]  # the usual Chinese run, all basic Han: no need to compile CJK_RUN_RE (1.5 ms)
     pieces = []
     pos = start
     for m in CJK_RUN_RE.finditer(norm, start, end):
