@@ -144,6 +144,20 @@ class DefaultProfileTest(ArchiveTest):
         self.assertEqual(old["status"], "superseded")
         self.assertIn(t1["capture_id"], [r["id"] for r in rows])
 
+    def test_a_pet_is_an_entity_of_its_own_kind_and_its_name_finds_it(self):
+        # The client checks each call's arguments against the listed schema, so the type must be offered too.
+        call = Client(self, "default").call
+        said = call("personal_turn", {"text": "I adopted a rescue dog named Biscuit yesterday", "turn_id": "t1"})
+        saved = call("personal_remember", {"turn_id": "t1", "records": [
+            {"kind": "entity", "entity_type": "pet", "id": "pet-biscuit", "title": "Biscuit", "aliases": ["my dog"]},
+            {"kind": "event", "title": "Adopted the rescue dog Biscuit", "entity_refs": ["pet-biscuit"]}]})
+        self.assertTrue(saved["may_claim_saved"], saved)
+        asked = call("personal_turn", {"text": "how is Biscuit settling in?", "turn_id": "t2"})
+        found = asked.get("recall") or asked.get("memories") or {}
+        self.assertIn("pet-biscuit", [row["id"] for row in found.get("top", [])])
+        self.assertIn(said["capture_id"], [row["id"] for row in found.get("top", [])])
+
+
 class FullProfileTest(ArchiveTest):
     def test_every_tool_in_every_mode(self):
         client = Client(self, "all")
