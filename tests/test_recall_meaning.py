@@ -1425,6 +1425,15 @@ class ThesaurusDataTest(RecallTest):
             self.assertIn(owes, asked())
             with open(kept, "rb") as fh:
                 self.assertEqual(marshal.loads(fh.read())[0], signature)
+        # A link in its place is not followed (the file it names is outside what the user pointed at).
+        os.remove(kept)
+        elsewhere = os.path.join(self.tmp, "elsewhere.cache")
+        with open(elsewhere, "wb") as fh:
+            fh.write(marshal.dumps((signature, ({}, [], 1))))  # would erase every stand-in if it were read
+        os.symlink(elsewhere, kept)
+        self.assertIn(owes, asked())
+        with open(elsewhere, "rb") as fh:  # nor written through
+            self.assertEqual(marshal.loads(fh.read()), (signature, ({}, [], 1)))
         # A views folder it cannot write to costs the copy, not the answer.
         os.remove(kept)
         views = os.path.dirname(kept)

@@ -244,7 +244,8 @@ def _signature():
 def _read_cache(path):
     """(groups, kin_chars, cjk_max) from the kept copy, or None when it is missing, stale or unreadable."""
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # a link planted there is not followed
+        with open(fd, "rb") as fh:
             signature, made = marshal.loads(fh.read())
         if signature != _signature() or not isinstance(made, tuple) or len(made) != 3 \
                 or not isinstance(made[0], dict):
