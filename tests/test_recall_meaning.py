@@ -1372,6 +1372,13 @@ class LifeTopicTest(RecallTest):
             (("any heart health issues?", "chol"), ("how is my vision?", "eyes"), ("any skin problems?", "rash"),
              ("am I doing rehab?", "pt"), ("what medications am I on?", "chol")))
 
+    def test_herbs_are_basil_an_instrument_the_ukulele_and_a_holiday_the_national_day_week(self):
+        self.assert_each_finds_first(
+            {"basil": "All my basil died while I was away", "uke": "最近开始学尤克里里，和弦按不好",
+             "trip": "国庆打算带爸妈去云南玩一周", "dentist": "Had two fillings at the dentist"},
+            (("what happened to my herbs?", "basil"), ("我在学什么乐器", "uke"), ("what instrument am I learning?", "uke"),
+             ("放假去哪", "trip")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
