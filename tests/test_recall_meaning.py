@@ -1379,6 +1379,13 @@ class LifeTopicTest(RecallTest):
             (("what happened to my herbs?", "basil"), ("我在学什么乐器", "uke"), ("what instrument am I learning?", "uke"),
              ("放假去哪", "trip")))
 
+    def test_a_ceremony_is_the_wedding_church_is_the_chinese_word_and_public_good_the_volunteering(self):
+        self.assert_each_finds_first(
+            {"venue": "We booked the venue for our wedding, a vineyard in Napa", "church": "周日去教堂，认识了几个新朋友",
+             "shelter": "I volunteered at the animal shelter all weekend", "bike": "Someone stole my bike"},
+            (("where's the ceremony going to be?", "venue"), ("do I go to church?", "church"),
+             ("我做过什么公益", "shelter")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
