@@ -1386,6 +1386,13 @@ class LifeTopicTest(RecallTest):
             (("where's the ceremony going to be?", "venue"), ("do I go to church?", "church"),
              ("我做过什么公益", "shelter")))
 
+    def test_a_baby_on_the_way_is_twins_expected_the_kitchen_a_recipe_and_losing_something_a_lost_ring(self):
+        self.assert_each_finds_first(
+            {"twins": "We just found out we're expecting twins", "recipe": "I made my grandmother's dumpling recipe",
+             "ring": "我把结婚戒指弄丢了，不敢告诉老婆", "gym": "Cancelled my gym membership"},
+            (("are we having a baby?", "twins"), ("what did I cook recently?", "recipe"),
+             ("最近在厨房做了什么", "recipe"), ("did I lose something?", "ring")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
