@@ -1393,6 +1393,13 @@ class LifeTopicTest(RecallTest):
             (("are we having a baby?", "twins"), ("what did I cook recently?", "recipe"),
              ("最近在厨房做了什么", "recipe"), ("did I lose something?", "ring")))
 
+    def test_a_split_climb_is_climbing_a_mountain_a_mishap_the_rear_ending_and_chores_the_decluttering(self):
+        self.assert_each_finds_first(
+            {"hike": "Hiked to the top of Mount Rainier last weekend", "crash": "昨天在高速上被追尾了，人没事",
+             "garage": "Spent all Sunday decluttering the garage", "book": "Finished reading a great novel"},
+            (("我爬过什么山", "hike"), ("我的车出事了吗", "crash"), ("was I in a car crash?", "crash"),
+             ("周末做了什么家务", "garage")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
