@@ -1400,6 +1400,13 @@ class LifeTopicTest(RecallTest):
             (("我爬过什么山", "hike"), ("我的车出事了吗", "crash"), ("was I in a car crash?", "crash"),
              ("周末做了什么家务", "garage")))
 
+    def test_weather_and_a_storm_reach_the_snow_a_happy_occasion_the_birthday_and_the_band_its_chinese_word(self):
+        self.assert_each_finds_first(
+            {"snow": "We got snowed in for three days, the power went out", "party": "爷爷九十大寿，全家人都回老家了",
+             "gig": "我们乐队下周六在酒吧演出", "wifi": "家里网速太慢了，换了个运营商", "art": "Sold my first painting"},
+            (("was there a storm?", "snow"), ("any bad weather lately?", "snow"), ("家里最近有什么喜事", "party"),
+             ("when is my band's gig?", "gig"), ("my internet issues?", "wifi")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
