@@ -105,6 +105,14 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["status"], "ok", question)
             self.assertEqual(set(self.top_ids(out)), {self.fryer, self.dentist}, question)
 
+    def test_how_was_my_week_is_the_week_up_to_the_day_asked(self):
+        # Asked on Monday 2026-11-23: the week behind it, not the new week that holds nothing yet.
+        brunch = self.say("Brunch with Ana, we talked for hours", day="2026-11-22T11:00:00Z")
+        self.assertEqual(set(self.top_ids(self.probe("How was my week?", as_of="2026-11-23"))),
+                         {self.fryer, self.dentist, brunch})
+        self.assertEqual(self.top_ids(self.probe("how was my weekend?", as_of="2026-11-23")), [brunch])
+        self.assertEqual(self.top_ids(self.probe("how was my day?", as_of="2026-11-19")), [self.dentist])
+
     def test_what_lies_ahead_lists_what_is_dated_ahead(self):
         trip = records.add_record(self.root, kind="event", title="Renew passport before the trip", capture_ids=[self.dentist],
                                   date_start="2027-01-10")["id"]

@@ -256,6 +256,10 @@ TABLE = [
     ("last summer", D(2026, 9, 1), "2026-06-01", "2026-08-31", "season", "relative"),
     ("next summer", D(2026, 6, 15), "2027-06-01", "2027-08-31", "season", "relative"),
     ("last March", D(2026, 4, 2), "2026-03-01", "2026-03-31", "month", "relative"),
+    # "how was my week?": up to the day it is asked, as "the past week" (a Monday's question is about last week)
+    ("my week", WED, "2026-02-25", "2026-03-04", "range", "relative"),
+    ("my month", WED, "2026-02-04", "2026-03-04", "range", "relative"),
+    ("my day", WED, "2026-03-04", "2026-03-04", "day", "relative"),
 ]
 
 
@@ -382,6 +386,15 @@ class ResolveTableTest(unittest.TestCase):
             self.assertEqual([(f["from"], f["to"]) for f in resolve(text, WED)],
                              [(f["from"], f["to"]) for f in resolve(plain, WED)], text)
         self.assertTrue(resolve("laſt week", WED))
+
+    def test_my_weekend_is_a_weekend_read_by_the_tense_and_my_day_off_no_day(self):
+        monday = D(2026, 3, 9)
+        self.assertEqual([(r["from"], r["to"]) for r in resolve("how was my weekend?", monday)],
+                         [("2026-03-07", "2026-03-08")])
+        self.assertEqual([(r["from"], r["to"]) for r in resolve("what are we doing for my weekend?", monday, lean="ahead")],
+                         [("2026-03-14", "2026-03-15")])
+        self.assertEqual(resolve("Thursdays are my day off", monday), [])
+        self.assertEqual(resolve("my days are long", monday), [])
 
     def test_result_shape(self):
         got = resolve("我上周去了北京", WED)

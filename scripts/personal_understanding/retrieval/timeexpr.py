@@ -578,6 +578,10 @@ _EN_RULES = [
     ("before after", _w(r"the\s+(?P<u>week|month|year)\s+(?P<p>before\s+last|after\s+next)"), _en_rel_unit),
     ("week month year", _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<u>week|weekend|month|year)"),
      _en_rel_unit),
+    # "how was my week?" (asked on a Monday too), "my month has been crazy": the week, month or year up to
+    # the day it is said, as "the past week" ("my weekend" is a bare weekend)
+    ("week month year", _w(r"my\s+(?P<u>week|month|year)(?!s)"), lambda m, a: _past(a, 1, m["u"].lower())),
+    ("day", _w(r"my\s+day(?!s|\s+off|\s+job)"), lambda m, a: _on(a)),  # "how was my day?", not "my day off"
     (" ".join(_WEEKDAYS),
      _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday"
         r"|sunday)"), _en_weekday),
@@ -607,7 +611,7 @@ _EN_RULES = [
 # Bare weekdays and weekends: read only in a direction (see lean_of).
 _BARE_CN = (r"(?<![上下这本每逢个到至～~\-])(?:周|星期|礼拜)(?P<wd>[一二三四五六日天]|末)"
             r"(?![到至～~\-]|[起直样般定些点次共切边致同个气空然才真生本子常报刊])")
-_BARE_EN = _w(r"(?<!every )(?<!each )(?:(?:on|over|at|during)\s+)?(?:the\s+)?"
+_BARE_EN = _w(r"(?<!every )(?<!each )(?:(?:on|over|at|during)\s+)?(?:the\s+|my\s+)?"
               r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)(?!s)"
               r"(?!\s+(?:before|after|of)\b)")  # the Monday before July 24 is anchored on that day
 _BACK_CN = Lazy(r"了|过(?![年节来去])|已经|刚刚|刚才")
