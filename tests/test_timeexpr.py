@@ -260,6 +260,13 @@ TABLE = [
     ("my week", WED, "2026-02-25", "2026-03-04", "range", "relative"),
     ("my month", WED, "2026-02-04", "2026-03-04", "range", "relative"),
     ("my day", WED, "2026-03-04", "2026-03-04", "day", "relative"),
+    # 大上周 is 上上周, 大下周 下下周; "couple" may go without "of"; 过去这一年 is 过去一年
+    ("大上周", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("大下周", WED, "2026-03-16", "2026-03-22", "week", "relative"),
+    ("大上个月", WED, "2026-01-01", "2026-01-31", "month", "relative"),
+    ("过去这一年", WED, "2025-03-04", "2026-03-04", "range", "relative"),
+    ("a couple weeks ago", WED, "2026-02-16", "2026-02-22", "week", "relative"),
+    ("the past couple weeks", WED, "2026-02-18", "2026-03-04", "range", "relative"),
 ]
 
 

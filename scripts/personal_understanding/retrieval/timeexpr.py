@@ -242,7 +242,7 @@ def _on(day, kind="relative"):
 _CN_DIGIT = dict(zip("〇零一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9)))
 _EN_NUM = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
-_EN_NUM.update({"a": 1, "an": 1, "a couple": 2, "a couple of": 2, "couple of": 2})
+_EN_NUM.update({"a": 1, "an": 1, "a couple": 2, "a couple of": 2, "couple of": 2, "couple": 2})
 _FEW_WORDS = {"几", "好几", "few", "a few", "several"}
 _CN_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week",
             "月": "month", "年": "year"}
@@ -289,8 +289,8 @@ _UNIT_CN = r"(?P<u>天|日|周|星期|礼拜|月|年)"
 # 马上周末 (上周), 看一下周围 (下周), 说明年龄 (明年), 日本月刊 (本月).
 _PREV = r"(?<![马早晚路身桌楼墙线网台面])上"
 _NEXT = r"(?<![一以如地底天楼手乡])下"
-_REL_PREFIX = rf"(?P<p>{_PREV}上|{_PREV}|这|(?<!日)本|{_NEXT}下|{_NEXT})"
-_PREFIX_OFF = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+_REL_PREFIX = rf"(?P<p>大上|{_PREV}上|{_PREV}|这|(?<!日)本|大下|{_NEXT}下|{_NEXT})"  # 大上周: the week before last
+_PREFIX_OFF = {"上上": -2, "大上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2, "大下": 2}
 _YEAR_OFF = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
 _DAY_OFF = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1,
             "今天": 0, "今日": 0, "今晚": 0, "今早": 0, "今夜": 0, "明天": 1, "明日": 1,
@@ -472,7 +472,7 @@ _CN_RULES = [
     ("前", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
     ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
     ("季", r"(?P<p>上个?|这个?|本|下个?)季度", lambda m, a: _quarter(a, {"上": -1, "下": 1}.get(m["p"][0], 0))),
-    ("去近", rf"(?:过去|最近|近)的?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
+    ("去近", rf"(?:过去|最近|近)[的这]?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
     ("这近", r"这几天|这两天|近几天|近日|这些天|这些日子", lambda m, a: (a - _TD(FEW_DAYS), a, "range")),
     # 这几个月, 这两年, 这三周: the past few units, as 最近几个月 (not 这一天 or 这个月, a day or month of its own)
     ("这", rf"这(?P<n>几|两|[二三四五六七八九]|十[{_D}]?|[{_D}]?十)个?(?P<u>周|星期|礼拜|月|年)"
@@ -494,7 +494,7 @@ def _w(body):
     return rf"(?<![A-Za-z0-9_]){body}(?![A-Za-z0-9_]|[.,:/\-]\d)"
 
 
-_N_EN = (r"a\s+few|a\s+couple(?:\s+of)?|couple\s+of|half\s+a|few|several|\d{1,3}|an?"
+_N_EN = (r"a\s+few|a\s+couple(?:\s+of)?|couple(?:\s+of)?|half\s+a|few|several|\d{1,3}|an?"
          r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _MON_EN = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
            r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
