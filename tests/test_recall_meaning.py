@@ -112,6 +112,7 @@ class TimeChannelTest(RecallTest):
                          {self.fryer, self.dentist, brunch})
         self.assertEqual(self.top_ids(self.probe("how was my weekend?", as_of="2026-11-23")), [brunch])
         self.assertEqual(self.top_ids(self.probe("how was my day?", as_of="2026-11-19")), [self.dentist])
+        self.assertEqual(self.top_ids(self.probe("what did I do this weekend?", as_of="2026-11-23")), [brunch])
 
     def test_what_lies_ahead_lists_what_is_dated_ahead(self):
         trip = records.add_record(self.root, kind="event", title="Renew passport before the trip", capture_ids=[self.dentist],

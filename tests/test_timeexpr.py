@@ -394,6 +394,14 @@ class ResolveTableTest(unittest.TestCase):
                              [(f["from"], f["to"]) for f in resolve(plain, WED)], text)
         self.assertTrue(resolve("laſt week", WED))
 
+    def test_this_weekend_said_looking_back_before_it_comes_is_the_weekend_just_gone(self):
+        monday, saturday = D(2026, 3, 9), D(2026, 3, 14)
+        for text in ("what did I do this weekend?", "this weekend was great", "这周末过得怎么样", "我这周末干嘛了"):
+            self.assertEqual([(r["from"], r["to"]) for r in resolve(text, monday)], [("2026-03-07", "2026-03-08")], text)
+            self.assertEqual([(r["from"], r["to"]) for r in resolve(text, saturday)], [("2026-03-14", "2026-03-15")], text)
+        for text in ("what am I doing this weekend?", "这周末要去爬山"):  # looking ahead: the coming one
+            self.assertEqual([(r["from"], r["to"]) for r in resolve(text, monday)], [("2026-03-14", "2026-03-15")], text)
+
     def test_my_weekend_is_a_weekend_read_by_the_tense_and_my_day_off_no_day(self):
         monday = D(2026, 3, 9)
         self.assertEqual([(r["from"], r["to"]) for r in resolve("how was my weekend?", monday)],

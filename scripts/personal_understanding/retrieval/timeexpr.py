@@ -333,13 +333,14 @@ def _weekday(wd):
     return 6 if wd == "天" else "一二三四五六日".find(wd) if len(wd) == 1 else _WEEKDAYS.index(wd.lower())
 
 
-def _cn_week(m, as_of):
-    lo, hi = _unit(as_of, "week", _PREFIX_OFF[m["p"]])
+def _cn_week(m, as_of, back=False):
+    off = _PREFIX_OFF[m["p"]]
+    lo, hi = _unit(as_of, "week", off)
     wd = m["wd"]
     if not wd:
         return lo, hi, "week"
     if wd == "末":
-        return lo + _TD(5), hi, "range"
+        return _weekend_of(lo, as_of, back and off == 0)
     return _on(lo + _TD(_weekday(wd)))
 
 
@@ -540,12 +541,20 @@ def _en_season(m, as_of):
     return (*_season(_season_label(as_of, m0, _EN_MODE.get(lead, "bare")), m0), "season")
 
 
-def _en_rel_unit(m, as_of):
+def _en_rel_unit(m, as_of, back=False):
     unit, off = m["u"].lower(), _EN_OFF[_key(m["p"])]
     if unit == "weekend":
-        lo, hi = _unit(as_of, "week", off)
-        return lo + _TD(5), hi, "range"
+        return _weekend_of(_unit(as_of, "week", off)[0], as_of, back and off == 0 and _key(m["p"]) == "this")
     return (*_unit(as_of, unit, off), unit)
+
+
+def _weekend_of(monday, as_of, back):
+    """The weekend of the week starting `monday`; said looking back ("what did I do this weekend?",
+    这周末过得怎么样) before that weekend has come, this week's is the one just gone."""
+    sat = monday + _TD(5)
+    if back and as_of < sat:
+        sat -= _TD(7)
+    return sat, sat + _TD(1), "range"
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -765,6 +774,7 @@ def _rule(needles, pattern, handler, flags=0):
 
 
 _MONTH_HANDLERS = (_cn_month_day, _en_month)  # a month or day named without a year
+_WEEK_HANDLERS = (_cn_week, _en_rel_unit)  # this weekend, 这周末: read back, the one just gone
 _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
 # Bare weekdays and weekends: read only in a direction.
@@ -832,6 +842,8 @@ def resolve(text, as_of, lean=None, holidays=False):
     if coming and any(rx.search(norm) for rx, _h in coming):
         lean = "ahead"  # 周末有什么安排: a question about plans asks about the coming weekend
     direction = (lean_of(norm) or lean) if bare or named else None
+    if direction == "back":
+        rules = [(rx, lambda m, a, h=h: h(m, a, back=True)) if h in _WEEK_HANDLERS else (rx, h) for rx, h in rules]
     # a bare weekday is left alone when the words point nowhere; a holiday can still name its year
     directed = (bare if direction else []) + named
     rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in directed] + coming
