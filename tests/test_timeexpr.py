@@ -338,6 +338,19 @@ class ResolveTableTest(unittest.TestCase):
         self.assert_question_reads(sat, cases)
         self.assertEqual(resolve("双人床太小了", sat, lean="back", holidays=True), [])
 
+    def test_holidays_that_move_fall_on_their_days(self):
+        # Easter by the Gregorian computus; Mother's and Father's Day, the American Monday holidays, Black Friday
+        sat = D(2026, 12, 5)
+        cases = [("what did we do over Easter?", "2026-04-03", "2026-04-06"),
+                 ("Easter 2024", "2024-03-29", "2024-04-01"),
+                 ("what did I get Mom for Mother's Day?", "2026-05-10", "2026-05-10"),
+                 ("去年父亲节送了什么", "2025-06-15", "2025-06-15"),
+                 ("where did we go Memorial Day weekend?", "2026-05-23", "2026-05-25"),
+                 ("what did I do on Labor Day?", "2026-09-05", "2026-09-07"),
+                 ("what did I buy on Black Friday?", "2026-11-27", "2026-11-27"),  # not the last Friday
+                 ("清明回老家了吗", "2026-04-04", "2026-04-06")]
+        self.assert_question_reads(sat, cases)
+
     def test_wuyi_and_shiyi_are_the_may_and_october_holidays_where_no_number_runs_on(self):
         sat = D(2026, 12, 5)
         self.assert_question_reads(sat, [("去年五一去哪玩了", "2025-05-01", "2025-05-05"),

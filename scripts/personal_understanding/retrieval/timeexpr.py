@@ -671,9 +671,39 @@ def _lunar_days(day, first, last):
 
 def _thanksgiving(year):
     """The fourth Thursday of November, through the weekend after it."""
-    first = _dt.date(year, 11, 1)
-    thursday = first + _TD((3 - first.weekday()) % 7 + 21)
+    thursday = _nth_weekday(year, 11, 3, 4)
     return thursday, thursday + _TD(3)
+
+
+def _nth_weekday(year, month, weekday, n):
+    """The n-th (1, 2, ...; -1 the last) weekday (Monday 0) of a month."""
+    if n > 0:
+        first = _dt.date(year, month, 1)
+        return first + _TD((weekday - first.weekday()) % 7 + 7 * (n - 1))
+    last = _dt.date(year, month, _month_days(year, month))
+    return last - _TD((last.weekday() - weekday) % 7)
+
+
+def _long_weekend(month, n):
+    """A Monday holiday (n-th Monday of the month, -1 the last) with the weekend before it."""
+    def days(year):
+        monday = _nth_weekday(year, month, 0, n)
+        return monday - _TD(2), monday
+    return days
+
+
+def _easter(year):
+    """Good Friday through Easter Monday; Easter Sunday by the anonymous Gregorian algorithm (Meeus, ch. 8)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (b - (b + 8) // 25 + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    sunday = _dt.date(year, month, day + 1)
+    return sunday - _TD(2), sunday + _TD(1)
 
 
 # A holiday's days in a given year: (month, day, days) from that day, or a function of the year.
@@ -685,7 +715,13 @@ _HOLIDAY_SPAN = {
     "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
     "劳动节": (5, 1, 5), "五一": (5, 1, 5), "十一": (10, 1, 7), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
     "双十一": (11, 11, 1), "双11": (11, 11, 1), "光棍节": (11, 11, 1), "双十二": (12, 12, 1), "双12": (12, 12, 1),
+    "清明节": (4, 4, 3), "清明": (4, 4, 3), "easter": _easter, "memorial day": _long_weekend(5, -1),
+    "labor day": _long_weekend(9, 1), "labour day": _long_weekend(9, 1),
+    "black friday": lambda y: (_thanksgiving(y)[0] + _TD(1),) * 2,
 }
+for _names, _span in ((("mother's day", "mothers day", "母亲节"), lambda y: (_nth_weekday(y, 5, 6, 2),) * 2),
+                      (("father's day", "fathers day", "父亲节"), lambda y: (_nth_weekday(y, 6, 6, 3),) * 2)):
+    _HOLIDAY_SPAN.update(dict.fromkeys(_names, _span))
 # The Chinese calendar's festivals (lunar.py): 春节 is its eve through the sixth day, as the holiday runs.
 for _names, _span in (
         (("春节", "spring festival", "chinese new year", "lunar new year"),
@@ -745,11 +781,12 @@ def _holiday(m, as_of, lean):
 _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|xmas|new\s+year['’]s\s+(?:eve|day)"
                  r"|halloween|valentine['’]?s\s+day|fourth\s+of\s+july|independence\s+day|thanksgiving"
                  r"|(?:chinese|lunar)\s+new\s+year|spring\s+festival|mid[\s-]autumn\s+festival|moon\s+festival"
-                 r"|dragon\s+boat\s+festival)"
+                 r"|dragon\s+boat\s+festival|easter|memorial\s+day|labou?r\s+day|black\s+friday"
+                 r"|(?:mother|father)['’]?s\s+day)(?:\s+weekend)?"
                  r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
 _HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>去年|今年|明年)的?)?"
                r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|除夕|大年三十|年三十"
-               r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋|双十一|双11|光棍节|双十二|双12"
+               r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋|双十一|双11|光棍节|双十二|双12|母亲节|父亲节|清明节|清明"
                # 五一 and 十一 are the May and October holidays only where no number runs on (二十五一共, 十一点)
                r"|(?<![一二三四五六七八九十百千万零两\d])五一(?![一二三四五六七八九十百千万零两\d点号日月年个路班楼次岁])"
                r"|(?<![一二三四五六七八九十百千万零两\d第双])十一(?=长假|假期|黄金周|期间|放假))")
@@ -781,8 +818,9 @@ _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
 # Holidays, read only in a question (resolve(holidays=True)): a text that names Christmas is seldom
 # about the day it would be read as.
-_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十", _HOLIDAY_CN, _holiday),
-                  _rule("christmas xmas year halloween valentine july independence thanksgiving festival",
+_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十母父清", _HOLIDAY_CN, _holiday),
+                  _rule("christmas xmas year halloween valentine july independence thanksgiving festival easter "
+                        "memorial labor labour black mother father",
                         _HOLIDAY_EN, _holiday, re.I)]
 _COMING_RULES = [_rule("接未今往待要该得安", _COMING_CN, _coming),
                  _rule("upcoming coming future soon to plate follow", _w(_COMING_EN), _coming, re.I),
