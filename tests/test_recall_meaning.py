@@ -125,6 +125,13 @@ class TimeChannelTest(RecallTest):
             self.assertEqual(out["top"][0]["why"]["channel"], "time")
             self.assertIn("said", out["top"][1]["why"])  # a plan said lately, with no date of its own
 
+    def test_what_is_said_to_be_weeks_away_is_listed_ahead_by_its_day(self):
+        surgery = self.say("My knee surgery is in two weeks, kind of nervous", day="2026-11-24T10:00:00Z")
+        finals = self.say("Finals start in 10 days", day="2026-11-25T10:00:00Z")
+        self.say("I finished the whole book in two days", day="2026-11-25T11:00:00Z")  # how long, not when
+        for question in ("what's coming up?", "what do I have in the next month?"):
+            self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF)), [finals, surgery], question)
+
     def test_what_lies_ahead_comes_soonest_first_and_what_i_have_to_do_asks_for_it(self):
         later = self.say("下周得去办护照", day="2026-11-27T09:00:00Z")
         sooner = self.say("明天要交房租", day="2026-11-27T10:00:00Z")

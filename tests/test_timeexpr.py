@@ -415,6 +415,29 @@ class ResolveTableTest(unittest.TestCase):
         for text in ("what am I doing this weekend?", "这周末要去爬山"):  # looking ahead: the coming one
             self.assertEqual([(r["from"], r["to"]) for r in resolve(text, monday)], [("2026-03-14", "2026-03-15")], text)
 
+    def test_in_two_weeks_is_the_week_two_ahead_unless_the_text_looks_back(self):
+        sat = D(2026, 12, 5)
+        def spans(text):
+            return [(r["expression"], r["from"], r["to"]) for r in resolve(text, sat)]
+        self.assertEqual(spans("My knee surgery is in two weeks"), [("in two weeks", "2026-12-14", "2026-12-20")])
+        self.assertEqual(spans("Finals start in 10 days"), [("in 10 days", "2026-12-15", "2026-12-15")])
+        self.assertEqual(spans("two weeks from now"), [("two weeks from now", "2026-12-14", "2026-12-20")])
+        self.assertEqual(spans("两周后要做手术"), [("两周后", "2026-12-14", "2026-12-20")])
+        # how long, not when; and a story's 三个月后 counts from its own event
+        for text in ("I finished the whole book in two days", "we got engaged, and in two months we were married",
+                     "结婚三个月后他就变了", "三个月后我才知道真相", "the baby is 3 weeks old"):
+            self.assertEqual(spans(text), [], text)
+
+    def test_a_question_about_the_next_weeks_is_that_long_from_tomorrow(self):
+        sat = D(2026, 12, 5)
+        cases = [("what do I have in the next month?", "2026-12-06", "2027-01-04"),
+                 ("anything over the next few weeks?", "2026-12-06", "2027-01-16"),
+                 ("what's on in the next two weeks?", "2026-12-06", "2026-12-19")]
+        for text, lo, hi in cases:
+            self.assertEqual([(r["from"], r["to"]) for r in resolve(text, sat, holidays=True)], [(lo, hi)], text)
+        self.assertEqual([(r["from"], r["to"]) for r in resolve("next month", sat, holidays=True)],
+                         [("2027-01-01", "2027-01-31")])  # a month named stays that month
+
     def test_my_weekend_is_a_weekend_read_by_the_tense_and_my_day_off_no_day(self):
         monday = D(2026, 3, 9)
         self.assertEqual([(r["from"], r["to"]) for r in resolve("how was my weekend?", monday)],

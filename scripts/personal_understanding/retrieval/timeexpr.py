@@ -83,16 +83,23 @@ def _recent(_m, as_of):
 AHEAD_DAYS = 90
 _COMING_CN = (r"(?:接下来|未来|今后|往后)的?(?:(?P<n>几|两|[二三四五六七八九十]|一)个?(?P<u>天|周|星期|礼拜|月|年))?"
               r"|待办|要做的事|该做的事|要做什么|得做什么|有什么安排")
+_N_EN = (r"a\s+few|a\s+couple(?:\s+of)?|couple(?:\s+of)?|half\s+a|few|several|\d{1,3}|an?"
+         r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _COMING_EN = (r"upcoming|coming\s+up|in\s+the\s+future|soon|to-?dos?|on\s+my\s+plate|follow(?:\s+|-)?ups?"
-              r"|(?:have|need|got)\s+to\s+do")
+              r"|(?:have|need|got)\s+to\s+do"
+              # "in the next month", "over the next few weeks", "the coming days": that long from tomorrow
+              rf"|(?:(?:over|in|during|within)\s+)?the\s+(?:next|coming)\s+(?:(?P<en_n>{_N_EN})\s+)?"
+              r"(?P<en_u>day|week|month|year)s?")
 _NEW_EN = r"what'?s\s+new|anything\s+new"  # asked, the last month (read only in a question)
 
 
 def _coming(m, as_of):
     """What lies ahead: the next AHEAD_DAYS from tomorrow, or the units a Chinese phrase names (接下来一个月)."""
-    n = m.groupdict().get("n")
-    if n:
-        lo, hi, _p = _past(as_of, _num(n), _unit_of(m["u"]))  # as many days as n units back, turned forward
+    found = m.groupdict()
+    n, unit = found.get("n") or found.get("en_n"), found.get("u") or found.get("en_u")
+    if unit:
+        # as many days as n units back, turned forward ("the coming weeks": a few)
+        lo, hi, _p = _past(as_of, _num(n) if n else ("few" if m.group().lower().endswith("s") else 1), _unit_of(unit))
         return as_of + _TD(1), as_of + (hi - lo), "range", "ahead"
     return as_of + _TD(1), as_of + _TD(AHEAD_DAYS), "range", "ahead"
 
@@ -162,6 +169,30 @@ def _ago(as_of, n, unit):
             return (*_month(as_of.year, as_of.month, -6), "month")
         return (*_unit(as_of - _TD(15), "week"), "week") if unit == "month" else None
     return (*_unit(as_of, unit, -n), unit)
+
+
+def _later(as_of, n, unit, lean=None):
+    """In n units, n units from now, 三个月后: the calendar unit n ahead (as "n units ago" is n back).
+    Not in a text that looks back: "finished the book in two days" is how long, not when."""
+    if lean == "back" or unit == "weekend":
+        return None
+    if n == "few":
+        return _unit(as_of, unit, FEW[0])[0], _unit(as_of, unit, FEW[1])[1], "range"
+    if n == "half":
+        if unit == "year":
+            return (*_month(as_of.year, as_of.month, 6), "month")
+        return (*_unit(as_of + _TD(15), "week"), "week") if unit == "month" else None
+    return (*_unit(as_of, unit, n), unit)
+
+
+def _cn_later(m, as_of, lean=None):
+    # only where the text plainly looks ahead (几天后要考试): a story's 结婚三个月后 counts from its own event
+    return _later(as_of, _num(m["n"]), _unit_of(m["u"])) if lean == "ahead" else None
+
+
+def _en_later(m, as_of, lean=None):
+    # "two weeks from now" says when whatever the tense
+    return _later(as_of, _num(m["n"] or m["n2"]), _unit_of(m["u"] or m["u2"]), None if m["now"] else lean)
 
 
 def _past(as_of, n, unit):
@@ -471,6 +502,8 @@ _CN_RULES = [
      rf"|(?<![聪光透])明天|明日|明晚|明早|大后天|{_NOT_AFTER}后天)",
      lambda m, a: _on(a + _TD(_DAY_OFF[m["w"]]))),
     ("前", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
+    # 三个月后, 两周以后 (not 后来, 后面): read by the text's tense, see _later
+    ("后", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?后(?![来面])", _cn_later),
     ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
     ("季", r"(?P<p>上个?|这个?|本|下个?)季度", lambda m, a: _quarter(a, {"上": -1, "下": 1}.get(m["p"][0], 0))),
     ("去近", rf"(?:过去|最近|近)[的这]?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
@@ -495,8 +528,6 @@ def _w(body):
     return rf"(?<![A-Za-z0-9_]){body}(?![A-Za-z0-9_]|[.,:/\-]\d)"
 
 
-_N_EN = (r"a\s+few|a\s+couple(?:\s+of)?|couple(?:\s+of)?|half\s+a|few|several|\d{1,3}|an?"
-         r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _MON_EN = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
            r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _DAY_EN = r"(?P<d>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
@@ -594,6 +625,11 @@ _EN_RULES = [
     (" ".join(_WEEKDAYS),
      _w(r"(?P<p>last|this\s+past|this\s+coming|this|next)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday"
         r"|sunday)"), _en_weekday),
+    ("day week month year",
+     _w(rf"(?:in\s+(?:(?:about|around|just|only)\s+)?(?P<n>{_N_EN})\s+(?P<u>day|week|month|year)s?"
+        r"(?!\s+(?:ago|back|before|earlier|later|old|in\s+a\s+row))"
+        rf"|(?P<n2>{_N_EN})\s+(?P<u2>day|week|month|year)s?\s+from\s+(?P<now>now|today))"),
+     _en_later),
     ("ago back", _w(rf"(?P<n>{_N_EN})\s+(?P<u>day|weekend|week|month|year)s?\s+(?:ago|back)"),
      lambda m, a: _ago(a, _num(m["n"]), _unit_of(m["u"]))),
     ("other", _w(r"the\s+other\s+day"), lambda m, a: _ago(a, "few", "day")),
@@ -812,6 +848,7 @@ def _rule(needles, pattern, handler, flags=0):
 
 _MONTH_HANDLERS = (_cn_month_day, _en_month)  # a month or day named without a year
 _WEEK_HANDLERS = (_cn_week, _en_rel_unit)  # this weekend, 这周末: read back, the one just gone
+_LATER_HANDLERS = (_cn_later, _en_later)  # in two weeks, 三个月后: read by the text's own tense
 _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
 # Bare weekdays and weekends: read only in a direction.
@@ -823,7 +860,7 @@ _HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍�
                         "memorial labor labour black mother father",
                         _HOLIDAY_EN, _holiday, re.I)]
 _COMING_RULES = [_rule("接未今往待要该得安", _COMING_CN, _coming),
-                 _rule("upcoming coming future soon to plate follow", _w(_COMING_EN), _coming, re.I),
+                 _rule("upcoming coming future soon to plate follow next", _w(_COMING_EN), _coming, re.I),
                  _rule("new", _w(_NEW_EN), _recent, re.I)]
 # Every needle, found in one pass: at each position the longest one that starts there (a lookahead,
 # so they may overlap), and with it the needles inside it (day in today). Asking each rule in turn
@@ -874,6 +911,9 @@ def resolve(text, as_of, lean=None, holidays=False):
         # "I'll visit Paris in March", "明年...三月要去日本" said in December: the coming one. A longer text
         # often tells of past and future dates together, and is left to look back.
         rules = [(rx, lambda m, a, h=h: h(m, a, ahead=True)) if h in _MONTH_HANDLERS else (rx, h) for rx, h in rules]
+    if any(h in _LATER_HANDLERS for _rx, h in rules):
+        tense = lean_of(norm)
+        rules = [(rx, lambda m, a, h=h: h(m, a, tense)) if h in _LATER_HANDLERS else (rx, h) for rx, h in rules]
     bare = _rules(found_needles, _BARE_RULES)
     named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
     coming = _rules(found_needles, _COMING_RULES) if holidays else []
