@@ -1423,6 +1423,12 @@ class LifeTopicTest(RecallTest):
             (("was there a storm?", "snow"), ("any bad weather lately?", "snow"), ("家里最近有什么喜事", "party"),
              ("when is my band's gig?", "gig"), ("my internet issues?", "wifi")))
 
+    def test_a_gp_is_a_doctor_and_a_podcast_its_chinese_word(self):
+        self.assert_each_finds_first(
+            {"gp": "My new GP is Dr. Okafor, she's really thorough", "pod": "Started a podcast about stoicism on my commute",
+             "wine": "The wine we liked at the wedding was a 2019 Barolo"},
+            (("who's my doctor?", "gp"), ("what's my physician's name?", "gp"), ("我最近在听什么播客", "pod")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
