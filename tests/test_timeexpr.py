@@ -423,6 +423,12 @@ class ResolveTableTest(unittest.TestCase):
         self.assertEqual(spans("Finals start in 10 days"), [("in 10 days", "2026-12-15", "2026-12-15")])
         self.assertEqual(spans("two weeks from now"), [("two weeks from now", "2026-12-14", "2026-12-20")])
         self.assertEqual(spans("两周后要做手术"), [("两周后", "2026-12-14", "2026-12-20")])
+        self.assertEqual(spans("过两天去医院复查"), [("过两天", "2026-12-07", "2026-12-07")])
+        self.assertEqual(spans("再过一个月就毕业了"), [("过一个月", "2027-01-01", "2027-01-31")])
+        self.assertEqual(spans("还有三天就考试了"), [("还有三天", "2026-12-08", "2026-12-08")])
+        for text in ("度过了两天", "超过两年了", "不过两天而已", "还有两天假期"):  # how long, not when
+            self.assertEqual(spans(text), [], text)
+        self.assertEqual(timeexpr.lean_of("我去过两次日本"), "back")  # 过 of what was done is still the past
         # how long, not when; and a story's 三个月后 counts from its own event
         for text in ("I finished the whole book in two days", "we got engaged, and in two months we were married",
                      "结婚三个月后他就变了", "三个月后我才知道真相", "the baby is 3 weeks old"):

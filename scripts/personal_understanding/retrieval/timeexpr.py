@@ -504,6 +504,11 @@ _CN_RULES = [
     ("前", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?前", _cn_ago),
     # 三个月后, 两周以后 (not 后来, 后面): read by the text's tense, see _later
     ("后", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?后(?![来面])", _cn_later),
+    # 过两天, 再过一个月, 还有三天就: ahead whatever else the text says (not 度过, 超过, 熬过, 不过两天)
+    ("过", rf"(?<![度经通超错难好不跳越穿闯挺熬撑活路])过(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?![前后])",
+     lambda m, a: _later(a, _num(m["n"]), _unit_of(m["u"]))),
+    ("还", rf"还有(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?=就|才)",
+     lambda m, a: _later(a, _num(m["n"]), _unit_of(m["u"]))),
     ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
     ("季", r"(?P<p>上个?|这个?|本|下个?)季度", lambda m, a: _quarter(a, {"上": -1, "下": 1}.get(m["p"][0], 0))),
     ("去近", rf"(?:过去|最近|近)[的这]?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
@@ -659,7 +664,7 @@ _BARE_CN = (r"(?<![上下这本每逢个到至～~\-])(?:周|星期|礼拜)(?P<w
 _BARE_EN = _w(r"(?<!every )(?<!each )(?:(?:on|over|at|during)\s+)?(?:the\s+|my\s+)?"
               r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)(?!s)"
               r"(?!\s+(?:before|after|of)\b)")  # the Monday before July 24 is anchored on that day
-_BACK_CN = Lazy(r"了|过(?![年节来去])|已经|刚刚|刚才")
+_BACK_CN = Lazy(r"了|过(?![年节来去]|[一二两三四五六七八九十几半\d]+个?(?:天|周|星期|礼拜|月|年)|一阵)|已经|刚刚|刚才")  # 过两天: ahead
 _AHEAD_CN = Lazy(r"要(?!是)|打算|准备|计划|将要|得去|会去|想去")
 _BACK_EN = Lazy(r"(?<![a-z'])(?:did|was|were|had|went|got|saw|met|ate|spent|made|took|came|left|bought|ran|drove"
                 r"|flew|told|said|[a-z]{3,}ed)(?![a-z'])", re.I)
