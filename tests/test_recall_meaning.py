@@ -129,8 +129,9 @@ class TimeChannelTest(RecallTest):
         surgery = self.say("My knee surgery is in two weeks, kind of nervous", day="2026-11-24T10:00:00Z")
         finals = self.say("Finals start in 10 days", day="2026-11-25T10:00:00Z")
         self.say("I finished the whole book in two days", day="2026-11-25T11:00:00Z")  # how long, not when
-        for question in ("what's coming up?", "what do I have in the next month?"):
-            self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF)), [finals, surgery], question)
+        checkup = self.say("过两天要去医院复查", day="2026-11-26T10:00:00Z")
+        for question in ("what's coming up?", "what do I have in the next month?", "接下来有什么安排"):
+            self.assertEqual(self.top_ids(self.probe(question, as_of=self.AS_OF)), [checkup, finals, surgery], question)
 
     def test_what_lies_ahead_comes_soonest_first_and_what_i_have_to_do_asks_for_it(self):
         later = self.say("下周得去办护照", day="2026-11-27T09:00:00Z")

@@ -31,7 +31,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "47"
+RECALL_VERSION = "48"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)
@@ -54,7 +54,7 @@ TIME_WORDS = Lazy(
     r"(?![a-z])"
     r"|昨天|今天|明天|前天|后天|上周|下周|这周|本周|周末|周[一二三四五六日天]|星期|礼拜|去年|今年|明年|前年|上个月|下个月|这个月"
     r"|刚才|刚刚|最近"
-    r"|早上|上午|中午|下午|晚上|那天|\d+[年月日号点]|[一二三四五六七八九十两几半\d]+(?:年|个月|天|周)(?:以|之)?[前后]|十?[一二三四五六七八九十]月", re.I)
+    r"|早上|上午|中午|下午|晚上|那天|\d+[年月日号点]|[一二三四五六七八九十两几半\d]+(?:年|个月|天|周)(?:以|之)?[前后]|(?:过|还有)[一二三四五六七八九十两几半\d]+个?(?:天|周|星期|礼拜|月|年)|十?[一二三四五六七八九十]月", re.I)
 
 ASKS_MARKED, ASKS_UNMARKED = 1, 2  # rdocs.asks: a question mark; a question typed without one
 # 我会开车吗, 我妈身体怎么样, 我晚上吃的什么, 面试怎么样了, 她去哪了呢; "do I have any pets", "what happened to my ankle"
