@@ -1430,6 +1430,12 @@ class LifeTopicTest(RecallTest):
              "wine": "The wine we liked at the wedding was a 2019 Barolo"},
             (("who's my doctor?", "gp"), ("what's my physician's name?", "gp"), ("我最近在听什么播客", "pod")))
 
+    def test_plumbing_is_the_leak_an_appliance_the_fridge_and_what_needs_fixing_a_repair(self):
+        self.assert_each_finds_first(
+            {"leak": "The bathroom ceiling is leaking again, called the landlord twice", "fridge": "冰箱坏了，修了三百块",
+             "stocks": "Sold my Apple shares, made about 20%", "bff": "和闺蜜去看了演唱会"},
+            (("any plumbing problems?", "leak"), ("家电坏了吗", "fridge"), ("any broken appliances?", "fridge")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
