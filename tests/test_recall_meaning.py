@@ -1436,6 +1436,13 @@ class LifeTopicTest(RecallTest):
              "stocks": "Sold my Apple shares, made about 20%", "bff": "和闺蜜去看了演唱会"},
             (("any plumbing problems?", "leak"), ("家电坏了吗", "fridge"), ("any broken appliances?", "fridge")))
 
+    def test_a_city_or_a_people_named_in_one_language_finds_it_said_in_the_other(self):
+        self.assert_each_finds_first(
+            {"paris": "Spent a week in Paris for our honeymoon", "de": "德国的同事下个月来出差",
+             "kdrama": "Watched a Korean drama all night, so good", "beijing": "My parents live in Beijing now"},
+            (("我去过巴黎吗", "paris"), ("我们蜜月去的哪", "paris"), ("any German visitors coming?", "de"),
+             ("我在追什么剧", "kdrama"), ("我爸妈住在北京吗", "beijing")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
