@@ -1443,6 +1443,11 @@ class LifeTopicTest(RecallTest):
             (("我去过巴黎吗", "paris"), ("我们蜜月去的哪", "paris"), ("any German visitors coming?", "de"),
              ("我在追什么剧", "kdrama"), ("我爸妈住在北京吗", "beijing")))
 
+    def test_watching_what_i_eat_reaches_cutting_fat_and_my_pay_a_promised_raise(self):
+        self.assert_each_finds_first(
+            {"diet": "最近在减脂，晚饭只吃沙拉", "raise": "老板答应年后给我涨薪", "cat": "猫咪绝育了，在家养伤"},
+            (("我在控制饮食吗", "diet"), ("我要加工资了吗", "raise"), ("any news about my salary?", "raise")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
