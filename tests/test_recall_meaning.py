@@ -1448,6 +1448,13 @@ class LifeTopicTest(RecallTest):
             {"diet": "最近在减脂，晚饭只吃沙拉", "raise": "老板答应年后给我涨薪", "cat": "猫咪绝育了，在家养伤"},
             (("我在控制饮食吗", "diet"), ("我要加工资了吗", "raise"), ("any news about my salary?", "raise")))
 
+    def test_unemployed_is_laid_off_eloping_is_marrying_and_burnout_is_mental_health(self):
+        self.assert_each_finds_first(
+            {"layoff": "Got laid off this morning, whole team is gone", "eloped": "We eloped in Vegas! Nobody knows yet",
+             "burnout": "I'm so burnt out, thinking about taking a sabbatical", "race": "Signed up for the Chicago marathon"},
+            (("am I unemployed?", "layoff"), ("我失业了吗", "layoff"), ("did I get married?", "eloped"),
+             ("how's my mental health?", "burnout")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
