@@ -33,10 +33,13 @@
   function readPairs(pairs) {
     for (var i = 0; i + 1 < (pairs || "").length; i += 2) { ZH[pairs[i]] = pairs[i + 1]; }
   }
+  // A Latin letter with a diacritic matches its plain letter (Zoë finds Zoe, and the reverse), as in recall.
+  var ACCENTED = /[\u00c0-\u024f]/g;
+  function plain(c) { var b = c.normalize("NFD")[0]; return b !== c && /[a-z]/.test(b) ? b : c; }
   function fold(text) {
     var l = text.toLowerCase();
     l = l.length === text.length ? l : foldSameLength(text);
-    return l.replace(WIDE, narrow).replace(HAN, simplified);
+    return l.replace(WIDE, narrow).replace(ACCENTED, plain).replace(HAN, simplified);
   }
   function prepare(part) {
     var starts = [0], at = part.text.indexOf(DOC);

@@ -253,6 +253,8 @@ class DashboardBrowserTest(unittest.TestCase):
         self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
         self.go("search?q=ＦＥＮＧ")  # typed with a full-width input method
         self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
+        self.go("search?q=Fëng")  # typed with a diacritic: the plain letter
+        self.assertEqual(self.attrs("[data-group=entities] li", "data-id"), ["person-brother"])
         self.assertEqual(self.texts("[data-group=entities] mark"), ["Feng"])
         self.assertIn("aliases", self.text("[data-group=entities]"))
         self.assertEqual(self.texts("[data-group=entities] mark"), ["Feng"])

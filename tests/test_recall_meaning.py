@@ -938,6 +938,15 @@ class LifeTopicTest(RecallTest):
         out = self.probe("我妈要做手术吗", as_of=ASKED_ON)
         self.assertEqual(out["top"][0]["snippet"], "我媽下週要開刀，我好擔心")  # the words as they were said
 
+    def test_a_name_typed_with_or_without_its_accents_finds_the_other(self):
+        said = self.say_each({"zoe": "Coffee with Zoë at that tiny café on Elm", "jose": "Jose from work is moving to Madrid",
+                              "resume": "Sent my résumé to three companies today"})
+        for question, expected in (("when did I see Zoe?", "zoe"), ("what's new with José?", "jose"),
+                                   ("where did I send my resume?", "resume"), ("the cafe with Zoë", "zoe")):
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        out = self.probe("Zoe", as_of=ASKED_ON)
+        self.assertEqual(out["top"][0]["snippet"], "Coffee with Zoë at that tiny café on Elm")  # the words as they were said
+
     def test_a_car_asked_after_by_its_model(self):
         self.assert_each_finds_first(
             {"civic": "Bought a used Civic for $14,500 last weekend",

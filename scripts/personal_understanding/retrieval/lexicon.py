@@ -16,6 +16,7 @@ override unrelated dictionary words it happens to overlap.
 import math
 import os
 import threading
+import unicodedata
 
 from ..patterns import Lazy
 
@@ -29,7 +30,8 @@ CJK_CLASS = (
 CJK_RUN_RE = Lazy("[" + CJK_CLASS + "]+")  # its big ranges take 1.5 ms to compile: only a text with CJK does
 
 # Full-width ASCII to ASCII, ideographic space to space, curly apostrophes to
-# "'", ASCII upper to lower, and traditional Chinese characters to simplified ones
+# "'", ASCII upper to lower, a Latin letter with a diacritic to its plain letter (Zoë
+# is Zoe, café cafe: names are typed both ways), and traditional Chinese characters to simplified ones
 # (resources/lexicon/traditional_zh.txt: 媽 is 妈 to recall, so 我媽 meets 我妈 and the
 # dictionary's words). Every mapping is one character to one character so
 # offsets in the normalised text are offsets in the original.
@@ -87,7 +89,18 @@ def resources_path(*parts):
     return os.path.join(base, "lexicon", *parts)
 
 
+def _plain_latin():
+    """{code point: plain lower-case letter} of the Latin letters with diacritics (é, Ü, ñ, ł has none)."""
+    out = {}
+    for cp in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFD", chr(cp))[0]
+        if base != chr(cp) and "a" <= base.lower() <= "z":
+            out[cp] = ord(base.lower())
+    return out
+
+
 TRADITIONAL = _traditional()  # also read by the turn classifier, whose word lists are simplified
+FOLD_TABLE.update(_plain_latin())
 FOLD_TABLE.update(TRADITIONAL)
 
 
