@@ -41,7 +41,16 @@ Semantics where usage is ambiguous (as_of is "today"):
   这两年, the past 2 weeks): from the same day N units back through as_of.
 - N units ago (or back) is the whole calendar unit N back (三个月前 is a month). A quarter (上个季度,
   this quarter) is its three calendar months. 半年前 is
-  the month six back; 半个月前 the week holding the day 15 days back.
+  the month six back; 半个月前 the week holding the day 15 days back. Ahead the same way: "in two
+  weeks", "two weeks from now", 过两天, 还有三天就 are the unit N ahead; "in N units" not in a text
+  that looks back ("finished it in two days" is how long), 三个月后 only in one that plainly looks
+  ahead (a story's 结婚三个月后 counts from its own event). 大上周 is 上上周, 大下周 下下周.
+- "My week" ("how was my week?", asked on a Monday too), my month, my year: as the past week, month,
+  year; my day is today; my weekend a bare weekend. "This weekend" / 这周末 said looking back before
+  its Saturday is the weekend just gone.
+- In a question only: holidays (圣诞节, last Thanksgiving, Easter by the Gregorian computus, Mother's
+  Day, Memorial Day weekend, 清明, the Chinese calendar's festivals) in the year their words point
+  to, and what lies ahead (coming up, 接下来一个月, "in the next two weeks": that long from tomorrow).
 - A part of a month said beside it (三月初, 上个月底, 十二月中旬, early March, mid-May, the end of
   last month): 初/上旬/early/the beginning of are days 1-10, 中旬/mid/the middle of 11-20,
   底/末/下旬/late/the end of 21 to the last; the first to fourth week of it days 1-7 to 22-28,
