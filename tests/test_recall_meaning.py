@@ -1464,6 +1464,11 @@ class LifeTopicTest(RecallTest):
             (("am I unemployed?", "layoff"), ("我失业了吗", "layoff"), ("did I get married?", "eloped"),
              ("how's my mental health?", "burnout")))
 
+    def test_a_fiancee_is_who_said_yes_to_a_proposal(self):
+        self.assert_each_finds_first(
+            {"ring": "Proposed to Emma on the beach, she said yes!", "race": "Signed up for the Chicago marathon"},
+            (("who's my fiancée?", "ring"), ("我未婚妻是谁", "ring")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
