@@ -1469,6 +1469,12 @@ class LifeTopicTest(RecallTest):
             {"ring": "Proposed to Emma on the beach, she said yes!", "race": "Signed up for the Chicago marathon"},
             (("who's my fiancée?", "ring"), ("我未婚妻是谁", "ring")))
 
+    def test_a_first_name_finds_its_short_form_and_the_reverse(self):
+        self.assert_each_finds_first(
+            {"liz": "Lunch with Elizabeth, she just got promoted to VP", "mike": "Mike from accounting keeps taking my lunch",
+             "kate": "Katherine's baby shower is on Sunday"},
+            (("what's going on with Liz?", "liz"), ("what did Michael do?", "mike"), ("Kate's shower?", "kate")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
