@@ -1475,6 +1475,13 @@ class LifeTopicTest(RecallTest):
              "kate": "Katherine's baby shower is on Sunday"},
             (("what's going on with Liz?", "liz"), ("what did Michael do?", "mike"), ("Kate's shower?", "kate")))
 
+    def test_a_deadline_is_what_is_due_grades_a_gpa_and_a_split_meeting_the_summit(self):
+        said = self.say_each({"due": "The quarterly report is due Friday and I haven't started", "gpa": "这学期绩点3.8",
+                              "summit": "下个月要去上海参加一个行业峰会", "bike": "Started biking to work, 25 minutes each way"})
+        for question, expected in (("what's my deadline?", "due"), ("我成绩怎么样", "gpa")):
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        self.assertIn(said["summit"], self.asked("我要去开什么会")[:2])  # 开…会 is 开会
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
