@@ -1482,6 +1482,13 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         self.assertIn(said["summit"], self.asked("我要去开什么会")[:2])  # 开…会 is 开会
 
+    def test_anxiety_reaches_nerves_envy_is_jealousy_and_fuming_is_anger(self):
+        self.assert_each_finds_first(
+            {"defense": "明天要答辩，紧张得睡不着", "envy": "看到同学都买房了，有点羡慕", "blame": "被同事甩锅了，气死我了",
+             "proud": "So proud of myself for finishing the marathon"},
+            (("我最近焦虑吗", "defense"), ("am I anxious about anything?", "defense"), ("我嫉妒谁", "envy"),
+             ("am I jealous of anyone?", "envy"), ("谁惹我生气了", "blame")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
