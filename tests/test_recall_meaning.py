@@ -1489,6 +1489,12 @@ class LifeTopicTest(RecallTest):
             (("我最近焦虑吗", "defense"), ("am I anxious about anything?", "defense"), ("我嫉妒谁", "envy"),
              ("am I jealous of anyone?", "envy"), ("谁惹我生气了", "blame")))
 
+    def test_a_stepfather_and_an_aunt_called_小姨_are_named_in_either_language(self):
+        self.assert_each_finds_first(
+            {"step": "My stepdad is having hip surgery", "aunt": "我姐生了个女儿，我当小姨了",
+             "bro": "My little brother got his driver's license"},
+            (("继父怎么了", "step"), ("did I become an aunt?", "aunt"), ("how's my stepfather?", "step")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
