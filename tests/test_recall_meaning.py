@@ -1557,8 +1557,14 @@ class ThesaurusDataTest(RecallTest):
         self.assertIn(owes, asked())
         with open(elsewhere, "rb") as fh:  # nor written through
             self.assertEqual(marshal.loads(fh.read()), (signature, ({}, [], 1)))
-        # A views folder it cannot write to costs the copy, not the answer.
+        # Data it cannot list (a locked-down install) costs the copy, not the answer.
         os.remove(kept)
+        knowledge._cache.clear()
+        with mock.patch.object(knowledge, "_signature", side_effect=PermissionError("listing refused")):
+            self.assertIn("哥哥", knowledge.load(self.root).words_for("家人"))
+        knowledge._cache.clear()
+        self.assertFalse(os.path.exists(kept))
+        # A views folder it cannot write to costs the copy, not the answer.
         views = os.path.dirname(kept)
         os.chmod(views, 0o500)
         try:

@@ -262,5 +262,5 @@ def _keep(root, path, thesaurus):
     made = (thesaurus.sets._groups, sorted(thesaurus.kin_chars), thesaurus.cjk_max)
     try:
         storage.write_derived(root, path, marshal.dumps((_signature(), made)))
-    except PuError:
-        pass  # a folder it cannot write: the next process makes it again
+    except (PuError, OSError):
+        pass  # a folder it cannot write, data it cannot list: the next process makes it again
