@@ -348,7 +348,9 @@ class ResolveTableTest(unittest.TestCase):
                  ("where did we go Memorial Day weekend?", "2026-05-23", "2026-05-25"),
                  ("what did I do on Labor Day?", "2026-09-05", "2026-09-07"),
                  ("what did I buy on Black Friday?", "2026-11-27", "2026-11-27"),  # not the last Friday
-                 ("清明回老家了吗", "2026-04-04", "2026-04-06")]
+                 ("清明回老家了吗", "2026-04-04", "2026-04-06"),
+                 ("前年春节在哪过的", "2024-02-09", "2024-02-16"),  # 前年, 大前年, 后年 name the holiday's year too
+                 ("过年回家了吗", "2026-02-16", "2026-02-23")]  # 过年 is 春节
         self.assert_question_reads(sat, cases)
 
     def test_wuyi_and_shiyi_are_the_may_and_october_holidays_where_no_number_runs_on(self):
@@ -443,6 +445,15 @@ class ResolveTableTest(unittest.TestCase):
             self.assertEqual([(r["from"], r["to"]) for r in resolve(text, sat, holidays=True)], [(lo, hi)], text)
         self.assertEqual([(r["from"], r["to"]) for r in resolve("next month", sat, holidays=True)],
                          [("2027-01-01", "2027-01-31")])  # a month named stays that month
+
+    def test_this_saturday_or_sunday_said_looking_back_before_it_comes_is_the_one_just_gone(self):
+        monday = D(2026, 3, 9)
+        for text in ("this Sunday was lovely", "这个星期天干嘛了", "这周六去哪了"):
+            got = [r["from"] for r in resolve(text, monday)]
+            self.assertEqual(len(got), 1, text)
+            self.assertLess(got[0], "2026-03-09", text)
+        self.assertEqual([r["from"] for r in resolve("what are we doing this Sunday?", monday)], ["2026-03-15"])
+        self.assertEqual([r["from"] for r in resolve("这个星期天要干嘛", monday)], ["2026-03-15"])
 
     def test_my_weekend_is_a_weekend_read_by_the_tense_and_my_day_off_no_day(self):
         monday = D(2026, 3, 9)

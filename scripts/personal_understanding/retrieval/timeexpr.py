@@ -381,7 +381,7 @@ def _cn_week(m, as_of, back=False):
         return lo, hi, "week"
     if wd == "末":
         return _weekend_of(lo, as_of, back and off == 0)
-    return _on(lo + _TD(_weekday(wd)))
+    return _on(_weekend_day(lo + _TD(_weekday(wd)), as_of, back and off == 0))
 
 
 def _cn_month_rel(m, as_of):
@@ -605,7 +605,7 @@ def _weekend_of(monday, as_of, back):
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
-def _en_weekday(m, as_of):
+def _en_weekday(m, as_of, back=False):
     """last/this past Saturday: the latest one before as_of; this Saturday: the one in as_of's week;
     this coming Saturday: the first after as_of; next Saturday: the one in next week (as 下周六)."""
     idx, lead = _weekday(m["wd"]), _key(m["p"])
@@ -613,7 +613,14 @@ def _en_weekday(m, as_of):
         return _on(as_of - _TD((as_of.weekday() - idx - 1) % 7 + 1))
     if lead == "this coming":
         return _on(as_of + _TD((idx - as_of.weekday() - 1) % 7 + 1))
-    return _on(_unit(as_of, "week", 1 if lead == "next" else 0)[0] + _TD(idx))
+    day = _unit(as_of, "week", 1 if lead == "next" else 0)[0] + _TD(idx)
+    return _on(_weekend_day(day, as_of, back and lead == "this"))
+
+
+def _weekend_day(day, as_of, back):
+    """This Saturday or Sunday said looking back before it has come ("this Sunday was lovely" on a
+    Monday, 这个星期天干嘛了): the one just gone, as with this weekend."""
+    return day - _TD(7) if back and day.weekday() >= 5 and day > as_of else day
 
 
 def _en_past(m, as_of):
@@ -774,7 +781,7 @@ for _names, _span in ((("mother's day", "mothers day", "母亲节"), lambda y: (
     _HOLIDAY_SPAN.update(dict.fromkeys(_names, _span))
 # The Chinese calendar's festivals (lunar.py): 春节 is its eve through the sixth day, as the holiday runs.
 for _names, _span in (
-        (("春节", "spring festival", "chinese new year", "lunar new year"),
+        (("春节", "过年", "spring festival", "chinese new year", "lunar new year"),
          lambda y: _lunar_days(lunar.spring_festival(y), -1, 6)),
         (("除夕", "大年三十", "年三十"), lambda y: _lunar_days(lunar.spring_festival(y), -1, -1)),
         (("大年初一", "正月初一"), lambda y: _lunar_days(lunar.spring_festival(y), 0, 0)),
@@ -783,7 +790,7 @@ for _names, _span in (
         (("中秋节", "中秋", "mid-autumn festival", "mid autumn festival", "moon festival"),
          lambda y: _lunar_days(lunar.mid_autumn(y), 0, 0))):
     _HOLIDAY_SPAN.update(dict.fromkeys(_names, _span))
-_YEAR_LEAD = {"去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1}  # "last" is the latest one over, not last year's
+_YEAR_LEAD = {"大前年": -3, "前年": -2, "去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1, "后年": 2}  # "last" is the latest one over, not last year's
 
 
 def _holiday_days(name, year):
@@ -834,8 +841,8 @@ _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|
                  r"|dragon\s+boat\s+festival|easter|memorial\s+day|labou?r\s+day|black\s+friday"
                  r"|(?:mother|father)['’]?s\s+day)(?:\s+weekend)?"
                  r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
-_HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>去年|今年|明年)的?)?"
-               r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|除夕|大年三十|年三十"
+_HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>大前年|前年|去年|今年|明年|后年)的?)?"
+               r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|过年|除夕|大年三十|年三十"
                r"|大年初一|正月初一|元宵节|端午节|端午|中秋节|中秋|双十一|双11|光棍节|双十二|双12|母亲节|父亲节|清明节|清明"
                # 五一 and 十一 are the May and October holidays only where no number runs on (二十五一共, 十一点)
                r"|(?<![一二三四五六七八九十百千万零两\d])五一(?![一二三四五六七八九十百千万零两\d点号日月年个路班楼次岁])"
@@ -861,7 +868,7 @@ def _rule(needles, pattern, handler, flags=0):
 
 
 _MONTH_HANDLERS = (_cn_month_day, _en_month)  # a month or day named without a year
-_WEEK_HANDLERS = (_cn_week, _en_rel_unit)  # this weekend, 这周末: read back, the one just gone
+_WEEK_HANDLERS = (_cn_week, _en_rel_unit, _en_weekday)  # this weekend, 这周末: read back, the one just gone
 _LATER_HANDLERS = (_cn_later, _en_later)  # in two weeks, 三个月后: read by the text's own tense
 _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[0], _ISO_RULE[1])]
           + [_rule(n, p, f, re.I) for n, p, f in _EN_RULES])
@@ -869,7 +876,7 @@ _RULES = ([_rule(n, p, f) for n, p, f in _CN_RULES] + [_rule("19 20", _ISO_RULE[
 _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + ("weekend",)), _BARE_EN, _bare, re.I)]
 # Holidays, read only in a question (resolve(holidays=True)): a text that names Christmas is seldom
 # about the day it would be read as.
-_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十母父清", _HOLIDAY_CN, _holiday),
+_HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十母父清过", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival easter "
                         "memorial labor labour black mother father",
                         _HOLIDAY_EN, _holiday, re.I)]
