@@ -46,8 +46,8 @@ Semantics where usage is ambiguous (as_of is "today"):
   that looks back ("finished it in two days" is how long), 三个月后 only in one that plainly looks
   ahead (a story's 结婚三个月后 counts from its own event). 大上周 is 上上周, 大下周 下下周.
 - "My week" ("how was my week?", asked on a Monday too), my month, my year: as the past week, month,
-  year; my day is today; my weekend a bare weekend. "This weekend" / 这周末 said looking back before
-  its Saturday is the weekend just gone.
+  year; my day is today; my weekend a bare weekend. "This weekend" / 这周末 (and this Saturday or
+  Sunday, 这个星期天) said looking back before it has come is the one just gone.
 - In a question only: holidays (圣诞节, last Thanksgiving, Easter by the Gregorian computus, Mother's
   Day, Memorial Day weekend, 清明, the Chinese calendar's festivals) in the year their words point
   to, and what lies ahead (coming up, 接下来一个月, "in the next two weeks": that long from tomorrow).
