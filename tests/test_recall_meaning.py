@@ -1495,6 +1495,14 @@ class LifeTopicTest(RecallTest):
              "bro": "My little brother got his driver's license"},
             (("继父怎么了", "step"), ("did I become an aunt?", "aunt"), ("how's my stepfather?", "step")))
 
+    def test_electricity_is_the_power_bill_a_premium_the_car_insurance_and_overspending_what_was_spent(self):
+        said = self.say_each({"bill": "这个月电费八百多，空调开太狠了", "car": "车险续保涨了两千",
+                              "amazon": "Spent way too much on Amazon this month", "saved": "存款终于到了十万"})
+        for question, expected in (("why is my electricity bill so high?", "bill"), ("保险费涨了吗", "car"),
+                                   ("did my insurance premium go up?", "car")):
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        self.assertIn(said["amazon"], self.asked("am I overspending?")[:2])
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
