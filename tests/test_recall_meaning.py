@@ -1503,6 +1503,11 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         self.assertIn(said["amazon"], self.asked("am I overspending?")[:2])
 
+    def test_buying_a_home_covers_viewing_houses(self):
+        self.assert_each_finds_first(
+            {"view": "和老公去看了房子，想换个大点的", "deposit": "My landlord won't return my deposit"},
+            (("买房", "view"), ("我们在看房吗", "view")))
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
