@@ -1508,6 +1508,12 @@ class LifeTopicTest(RecallTest):
             {"view": "和老公去看了房子，想换个大点的", "deposit": "My landlord won't return my deposit"},
             (("买房", "view"), ("我们在看房吗", "view")))
 
+    def test_climbing_is_a_sport_and_bangs_a_hairstyle(self):
+        said = self.say_each({"climb": "最近迷上了攀岩，每周去两次", "bangs": "Got bangs, regretting it already",
+                              "pottery": "Finished my first pottery class"})
+        self.assertEqual(self.asked("what did I do to my hair?")[:1], [said["bangs"]])
+        self.assertEqual(self.asked("what sports do I do?")[:1], [said["climb"]])
+
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
             {"heartburn": "I've been getting heartburn after dinner most nights",
