@@ -932,18 +932,18 @@ class LifeTopicTest(RecallTest):
             (("who is my dentist?", "patel"),))
 
     def test_traditional_and_simplified_chinese_find_each_other(self):
-        said = self.say_each({"mom": "我媽下週要開刀，我好擔心", "boss": "今天跟老闆吵架了", "hair": "我妈昨天去剪头发了"})
-        for question, expected in (("我妈要做手术吗", "mom"), ("我跟老板吵架了吗", "boss"), ("我媽剪頭髮了嗎", "hair")):
-            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        self.assert_each_finds_first(
+            {"mom": "我媽下週要開刀，我好擔心", "boss": "今天跟老闆吵架了", "hair": "我妈昨天去剪头发了"},
+            (("我妈要做手术吗", "mom"), ("我跟老板吵架了吗", "boss"), ("我媽剪頭髮了嗎", "hair")))
         out = self.probe("我妈要做手术吗", as_of=ASKED_ON)
         self.assertEqual(out["top"][0]["snippet"], "我媽下週要開刀，我好擔心")  # the words as they were said
 
     def test_a_name_typed_with_or_without_its_accents_finds_the_other(self):
-        said = self.say_each({"zoe": "Coffee with Zoë at that tiny café on Elm", "jose": "Jose from work is moving to Madrid",
-                              "resume": "Sent my résumé to three companies today"})
-        for question, expected in (("when did I see Zoe?", "zoe"), ("what's new with José?", "jose"),
-                                   ("where did I send my resume?", "resume"), ("the cafe with Zoë", "zoe")):
-            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        self.assert_each_finds_first(
+            {"zoe": "Coffee with Zoë at that tiny café on Elm", "jose": "Jose from work is moving to Madrid",
+             "resume": "Sent my résumé to three companies today"},
+            (("when did I see Zoe?", "zoe"), ("what's new with José?", "jose"),
+             ("where did I send my resume?", "resume"), ("the cafe with Zoë", "zoe")))
         out = self.probe("Zoe", as_of=ASKED_ON)
         self.assertEqual(out["top"][0]["snippet"], "Coffee with Zoë at that tiny café on Elm")  # the words as they were said
 
@@ -1476,10 +1476,10 @@ class LifeTopicTest(RecallTest):
             (("what's going on with Liz?", "liz"), ("what did Michael do?", "mike"), ("Kate's shower?", "kate")))
 
     def test_a_deadline_is_what_is_due_grades_a_gpa_and_a_split_meeting_the_summit(self):
-        said = self.say_each({"due": "The quarterly report is due Friday and I haven't started", "gpa": "这学期绩点3.8",
-                              "summit": "下个月要去上海参加一个行业峰会", "bike": "Started biking to work, 25 minutes each way"})
-        for question, expected in (("what's my deadline?", "due"), ("我成绩怎么样", "gpa")):
-            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        said = self.assert_each_finds_first(
+            {"due": "The quarterly report is due Friday and I haven't started", "gpa": "这学期绩点3.8",
+             "summit": "下个月要去上海参加一个行业峰会", "bike": "Started biking to work, 25 minutes each way"},
+            (("what's my deadline?", "due"), ("我成绩怎么样", "gpa")))
         self.assertIn(said["summit"], self.asked("我要去开什么会")[:2])  # 开…会 is 开会
 
     def test_anxiety_reaches_nerves_envy_is_jealousy_and_fuming_is_anger(self):
@@ -1496,11 +1496,11 @@ class LifeTopicTest(RecallTest):
             (("继父怎么了", "step"), ("did I become an aunt?", "aunt"), ("how's my stepfather?", "step")))
 
     def test_electricity_is_the_power_bill_a_premium_the_car_insurance_and_overspending_what_was_spent(self):
-        said = self.say_each({"bill": "这个月电费八百多，空调开太狠了", "car": "车险续保涨了两千",
-                              "amazon": "Spent way too much on Amazon this month", "saved": "存款终于到了十万"})
-        for question, expected in (("why is my electricity bill so high?", "bill"), ("保险费涨了吗", "car"),
-                                   ("did my insurance premium go up?", "car")):
-            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        said = self.assert_each_finds_first(
+            {"bill": "这个月电费八百多，空调开太狠了", "car": "车险续保涨了两千",
+             "amazon": "Spent way too much on Amazon this month", "saved": "存款终于到了十万"},
+            (("why is my electricity bill so high?", "bill"), ("保险费涨了吗", "car"),
+             ("did my insurance premium go up?", "car")))
         self.assertIn(said["amazon"], self.asked("am I overspending?")[:2])
 
     def test_buying_a_home_covers_viewing_houses(self):
@@ -1509,10 +1509,10 @@ class LifeTopicTest(RecallTest):
             (("买房", "view"), ("我们在看房吗", "view")))
 
     def test_climbing_is_a_sport_and_bangs_a_hairstyle(self):
-        said = self.say_each({"climb": "最近迷上了攀岩，每周去两次", "bangs": "Got bangs, regretting it already",
-                              "pottery": "Finished my first pottery class"})
-        self.assertEqual(self.asked("what did I do to my hair?")[:1], [said["bangs"]])
-        self.assertEqual(self.asked("what sports do I do?")[:1], [said["climb"]])
+        self.assert_each_finds_first(
+            {"climb": "最近迷上了攀岩，每周去两次", "bangs": "Got bangs, regretting it already",
+             "pottery": "Finished my first pottery class"},
+            (("what did I do to my hair?", "bangs"), ("what sports do I do?", "climb")))
 
     def test_heartburn_is_the_stomach_a_year_end_bonus_a_bonus_and_vitamins_supplements(self):
         said = self.assert_each_finds_first(
