@@ -194,9 +194,13 @@ def _later(as_of, n, unit, lean=None):
     return (*_unit(as_of, unit, n), unit)
 
 
+def _cn_ahead(m, as_of):
+    return _later(as_of, _num(m["n"]), _unit_of(m["u"]))
+
+
 def _cn_later(m, as_of, lean=None):
     # only where the text plainly looks ahead (几天后要考试): a story's 结婚三个月后 counts from its own event
-    return _later(as_of, _num(m["n"]), _unit_of(m["u"])) if lean == "ahead" else None
+    return _cn_ahead(m, as_of) if lean == "ahead" else None
 
 
 def _en_later(m, as_of, lean=None):
@@ -515,9 +519,8 @@ _CN_RULES = [
     ("后", rf"{_NUM_BEFORE}(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?:以|之)?后(?![来面])", _cn_later),
     # 过两天, 再过一个月, 还有三天就: ahead whatever else the text says (not 度过, 超过, 熬过, 不过两天)
     ("过", rf"(?<![度经通超错难好不跳越穿闯挺熬撑活路])过(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?![前后])",
-     lambda m, a: _later(a, _num(m["n"]), _unit_of(m["u"]))),
-    ("还", rf"还有(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?=就|才)",
-     lambda m, a: _later(a, _num(m["n"]), _unit_of(m["u"]))),
+     _cn_ahead),
+    ("还", rf"还有(?P<n>{_N_CN}|好几|几|半)(?P<ge>个)?{_UNIT_CN}(?=就|才)", _cn_ahead),
     ("前", r"前几天|前些天|前些日子|前两天", lambda m, a: _ago(a, "few", "day")),
     ("季", r"(?P<p>上个?|这个?|本|下个?)季度", lambda m, a: _quarter(a, {"上": -1, "下": 1}.get(m["p"][0], 0))),
     ("去近", rf"(?:过去|最近|近)[的这]?(?P<n>{_N_CN}|几)个?{_UNIT_CN}(?:里|内|来|中|以来)?", _cn_past),
@@ -589,7 +592,7 @@ def _en_season(m, as_of):
 def _en_rel_unit(m, as_of, back=False):
     unit, off = m["u"].lower(), _EN_OFF[_key(m["p"])]
     if unit == "weekend":
-        return _weekend_of(_unit(as_of, "week", off)[0], as_of, back and off == 0 and _key(m["p"]) == "this")
+        return _weekend_of(_unit(as_of, "week", off)[0], as_of, back and off == 0)  # only "this" is 0
     return (*_unit(as_of, unit, off), unit)
 
 
@@ -703,9 +706,9 @@ _PLAINLY_AHEAD = Lazy(r"(?<![a-z])(?:will|shall|gonna|going\s+to|plan(?:s|ning)?
                       r"|coming\s+up)(?![a-z])|'ll(?![a-z])|打算|准备|计划|将要|将会", re.I)
 
 
-def _plainly_ahead(text):
-    """Does the text say plainly, and only, that it is about what is to come?"""
-    return bool(_PLAINLY_AHEAD.search(text)) and lean_of(text) == "ahead"
+def _plainly_ahead(text, tense):
+    """Does the text (whose lean_of is `tense`) say plainly, and only, that it is about what is to come?"""
+    return tense == "ahead" and bool(_PLAINLY_AHEAD.search(text))
 
 
 def _bare(m, as_of, lean):
@@ -790,7 +793,7 @@ for _names, _span in (
         (("中秋节", "中秋", "mid-autumn festival", "mid autumn festival", "moon festival"),
          lambda y: _lunar_days(lunar.mid_autumn(y), 0, 0))):
     _HOLIDAY_SPAN.update(dict.fromkeys(_names, _span))
-_YEAR_LEAD = {"大前年": -3, "前年": -2, "去年": -1, "this": 0, "今年": 0, "next": 1, "明年": 1, "后年": 2}  # "last" is the latest one over, not last year's
+_YEAR_LEAD = dict(_YEAR_OFF, this=0, next=1)  # "last" is the latest one over, not last year's
 
 
 def _holiday_days(name, year):
@@ -902,6 +905,15 @@ def _needles_in(text):
     return found
 
 
+def _holds(rules, handlers):
+    return any(h in handlers for _rx, h in rules)
+
+
+def _bound(rules, handlers, **reading):
+    """`rules` with each of `handlers` called with `reading` too (what the whole text says: its tense)."""
+    return [(rx, lambda m, a, h=h: h(m, a, **reading)) if h in handlers else (rx, h) for rx, h in rules]
+
+
 def _rules(found, rules=_RULES):
     """The rules that could match a text holding the needles `found`, in rule order."""
     return [(rx, handler) for needles, rx, handler in rules if not needles.isdisjoint(found)]
@@ -928,21 +940,23 @@ def resolve(text, as_of, lean=None, holidays=False):
     found = []
     found_needles = _needles_in(norm)
     rules = _rules(found_needles)
-    if len(norm) <= AHEAD_MONTH_CHARS and any(h in _MONTH_HANDLERS for _rx, h in rules) and _plainly_ahead(norm):
-        # "I'll visit Paris in March", "明年...三月要去日本" said in December: the coming one. A longer text
-        # often tells of past and future dates together, and is left to look back.
-        rules = [(rx, lambda m, a, h=h: h(m, a, ahead=True)) if h in _MONTH_HANDLERS else (rx, h) for rx, h in rules]
-    if any(h in _LATER_HANDLERS for _rx, h in rules):
-        tense = lean_of(norm)
-        rules = [(rx, lambda m, a, h=h: h(m, a, tense)) if h in _LATER_HANDLERS else (rx, h) for rx, h in rules]
     bare = _rules(found_needles, _BARE_RULES)
     named = _rules(found_needles, _HOLIDAY_RULES) if holidays else []
     coming = _rules(found_needles, _COMING_RULES) if holidays else []
+    months = len(norm) <= AHEAD_MONTH_CHARS and _holds(rules, _MONTH_HANDLERS)
+    later = _holds(rules, _LATER_HANDLERS)
+    tense = lean_of(norm) if months or later or bare or named else None  # the text's own lean, read once
+    if months and _plainly_ahead(norm, tense):
+        # "I'll visit Paris in March", "明年...三月要去日本" said in December: the coming one. A longer text
+        # often tells of past and future dates together, and is left to look back.
+        rules = _bound(rules, _MONTH_HANDLERS, ahead=True)
+    if later:
+        rules = _bound(rules, _LATER_HANDLERS, lean=tense)
     if coming and any(rx.search(norm) for rx, _h in coming):
         lean = "ahead"  # 周末有什么安排: a question about plans asks about the coming weekend
-    direction = (lean_of(norm) or lean) if bare or named else None
+    direction = (tense or lean) if bare or named else None
     if direction == "back":
-        rules = [(rx, lambda m, a, h=h: h(m, a, back=True)) if h in _WEEK_HANDLERS else (rx, h) for rx, h in rules]
+        rules = _bound(rules, _WEEK_HANDLERS, back=True)
     # a bare weekday is left alone when the words point nowhere; a holiday can still name its year
     directed = (bare if direction else []) + named
     rules += [(rx, lambda m, a, h=handler: h(m, a, direction)) for rx, handler in directed] + coming
