@@ -481,8 +481,11 @@ def warm(root, log, tools="default"):
             from .retrieval import knowledge, timeexpr
             classify("今天和妈妈吃了火锅，谢谢你 I had a great day, thanks!")
             if archive.exists(root):
-                index.open_recall(root).lexicon()
-            knowledge.load(root if archive.exists(root) else None)
+                recall = index.open_recall(root)
+                recall.lexicon()
+                recall.thesaurus()
+            else:
+                knowledge.load()
             timeexpr.resolve("昨天 last week 2024-08-01", datetime.date.today())
     except Exception as exc:  # derived work only: the first call does it, and reports what stops it
         log(f"warm-up stopped: {type(exc).__name__}: {exc}")

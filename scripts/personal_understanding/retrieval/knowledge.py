@@ -32,8 +32,12 @@ WORK_TITLE = "《》"
 _cache = {}
 
 
+def _data_dir():
+    return os.path.join(os.path.dirname(resources_path()), "thesaurus")
+
+
 def _data_path(name):
-    return os.path.join(os.path.dirname(resources_path()), "thesaurus", name)
+    return os.path.join(_data_dir(), name)
 
 
 def _lines(name):
@@ -99,12 +103,8 @@ class _Sets(Mapping):
 
 
 class Thesaurus:
-    def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=(), made=None):
-        self.sets = _Sets()
-        if made is not None:  # (groups, kin_chars, cjk_max) as a cache kept them
-            self.sets._groups, kin_chars, self.cjk_max = made
-            self.kin_chars = frozenset(kin_chars)
-            return  # key -> {word: source}: what a word stands for
+    def __init__(self, kinship_lines=(), everyday_lines=(), topic_lines=()):
+        self.sets = _Sets()  # key -> {word: source}: what a word stands for
         relations, covers = {}, {}
         for line in kinship_lines:
             if ":" in line and ">" not in line:
@@ -147,6 +147,18 @@ class Thesaurus:
             for word in wider:  # a covered word stands for nothing: pizza does not mean hotpot
                 self.sets.add(word, targets, "topic")
         self.cjk_max = max((len(k) for k in self.sets if _is_cjk(k)), default=1)
+
+    @classmethod
+    def restored(cls, made):
+        """The thesaurus a kept copy holds: (groups, kin_chars, cjk_max), as `made` returns them."""
+        out = cls()
+        out.sets._groups, kin_chars, out.cjk_max = made
+        out.kin_chars = frozenset(kin_chars)
+        return out
+
+    def made(self):
+        """What a copy keeps: (groups, kin_chars, cjk_max)."""
+        return self.sets._groups, sorted(self.kin_chars), self.cjk_max
 
     def sources(self, text, lexicon=None):
         """The query's words the data knows: [(surface, key)], longest Chinese matches first, no overlaps."""
@@ -215,23 +227,29 @@ def load(root=None):
     views when that is current, else made and kept there)."""
     got = _cache.get("shipped")
     if got is None:
-        path = None
-        if root is not None:
-            from .. import paths
-            path = paths.views_dir(root) / CACHE_NAME
+        path = _cache_path(root) if root is not None else None
         made = _read_cache(path) if path is not None else None
-        got = Thesaurus(made=made) if made is not None else Thesaurus(*(_lines(name) for name in FILES))
-        if path is not None and made is None:
-            _keep(root, path, got)
+        if made is not None:
+            got = Thesaurus.restored(made)
+        else:
+            got = Thesaurus(*(_lines(name) for name in FILES))
+            if path is not None:
+                _keep(root, path, got)
         _cache["shipped"] = got
     return got
+
+
+def _cache_path(root):
+    from .. import paths
+
+    return paths.views_dir(root) / CACHE_NAME
 
 
 def _signature():
     """What a kept copy was made from: every data file and module that shapes it (a word's key is stemmed
     and folded by tokenizer and lexicon, with their word lists), by size and modification time."""
     here = os.path.dirname(os.path.abspath(__file__))
-    folders = (os.path.dirname(_data_path("x")), os.path.dirname(resources_path("x")), here)
+    folders = (_data_dir(), resources_path(), here)
     out = []
     for folder in folders:
         for name in sorted(os.listdir(folder)):
@@ -259,8 +277,7 @@ def _keep(root, path, thesaurus):
     from .. import storage
     from ..errors import PuError
 
-    made = (thesaurus.sets._groups, sorted(thesaurus.kin_chars), thesaurus.cjk_max)
     try:
-        storage.write_derived(root, path, marshal.dumps((_signature(), made)))
+        storage.write_derived(root, path, marshal.dumps((_signature(), thesaurus.made())))
     except (PuError, OSError):
         pass  # a folder it cannot write, data it cannot list: the next process makes it again
