@@ -477,6 +477,34 @@ class ResumableImportTest(Base):
         self.assertEqual(open_index(self.root).pending_capture_ids(), [])
 
 
+    def test_a_full_disk_in_a_later_batch_keeps_every_file_written_before_it(self):
+        from unittest import mock
+
+        path = self.history_file()
+        real = storage.write_once
+        count = []
+
+        def full_after_three(root, target, data, **kwargs):
+            count.append(target)
+            if len(count) > 3:
+                raise PuError("DISK_FULL", "no space left", "free some")
+            return real(root, target, data, **kwargs)
+
+        # batches of two: the first is registered while the second is written, which fails at its second file
+        with mock.patch.object(history, "BATCH", 2), mock.patch.object(storage, "write_once", full_after_three):
+            with self.assertRaises(PuError) as ctx:
+                history.import_history(self.root, "jsonl", path)
+        self.assertEqual(ctx.exception.code, "DISK_FULL")
+        forget_cached()
+        self.assertEqual(len(open_index(self.root).db.execute("SELECT * FROM captures").fetchall()), 3)
+        self.assertEqual(open_index(self.root).pending_capture_ids(), [])
+        on_disk = sorted(p.name for p in Path(self.root, "sources", "conversation").rglob("*.json"))
+        self.assertEqual(len(on_disk), 3)  # nothing written that the ledger does not name
+        with mock.patch.object(history, "BATCH", 2):
+            again = history.import_history(self.root, "jsonl", path)
+        self.assertEqual((again["imported"], again["already_present"]), (2, 3))
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+
 class ImportCliTest(Base):
     def test_a_bad_line_refuses_the_file_unless_skip_invalid_and_help_names_the_date_forms(self):
         lines = [{"ref": "a", "speaker": "Mel", "text": "we met at the lake", "occurred_at": "1:56 pm on 8 May, 2023"},
