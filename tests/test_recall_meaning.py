@@ -1527,6 +1527,19 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(set(self.asked(question)[:2]), {said["heartburn"], said["reflux"]}, question)
 
 
+    def test_advice_asked_in_other_words_reaches_what_the_user_said_of_their_gear_and_habits(self):
+        self.assert_each_finds_first(
+            {"camera": "I shoot everything on my old DSLR, mostly landscapes",
+             "strat": "I've been playing my Stratocaster every evening",
+             "decaf": "晚上喝咖啡会失眠，现在只喝低因的",
+             "marathon": "在准备四月份的半程马拉松",
+             "saving": "I'm saving up for a house, cutting back on eating out",
+             "charger": "Got a wireless charging pad for the nightstand",
+             "sofa": "家里的猫老是抓沙发"},
+            (("which camera lens should I buy next?", "camera"), ("any tips for a new guitar?", "strat"),
+             ("去咖啡店点什么", "decaf"), ("推荐双跑鞋", "marathon"), ("budget tips for this month?", "saving"),
+             ("这个月怎么省钱", "saving"), ("my phone is always low, ideas?", "charger")))
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge
