@@ -1540,6 +1540,12 @@ class LifeTopicTest(RecallTest):
              ("去咖啡店点什么", "decaf"), ("推荐双跑鞋", "marathon"), ("budget tips for this month?", "saving"),
              ("这个月怎么省钱", "saving"), ("my phone is always low, ideas?", "charger")))
 
+    def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
+        # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
+        self.assert_each_finds_first(
+            {"mom": "我妈三月满七十，最喜欢养花", "ballet": "女儿开始学芭蕾了，特别喜欢", "bro": "我哥下个月结婚"},
+            (("给我妈买什么生日礼物", "mom"), ("我哥借的钱还了没", "bro")))
+
 class ThesaurusDataTest(RecallTest):
     def test_every_word_of_the_data_is_one_index_term_and_every_relation_is_known(self):
         from personal_understanding.retrieval import knowledge

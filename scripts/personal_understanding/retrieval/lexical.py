@@ -118,9 +118,9 @@ def query_terms(q, text):
 def _phrasal_verbs_as_parts(text, lex, terms):
     """"break up" asks about a breakup: the verb alone is a part of that word (broke, for money, is another
     matter), so it weighs as a part unless the query also says it on its own."""
-    seen = {}  # token start -> its terms, in order
+    seen = {}  # token -> its terms, in order (a token's span: 妈 and the unknown pair 妈买 after it are two tokens)
     for tok, term, _w in content_tokens(text, lex):
-        seen.setdefault(tok.start, []).append(term)
+        seen.setdefault((tok.start, tok.end), []).append(term)
     paired = {ts[0] for ts in seen.values() if len(ts) > 1 and ts[1] in terms}
     alone = {ts[0] for ts in seen.values() if len(ts) == 1}
     for verb in paired - alone:
