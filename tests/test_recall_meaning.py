@@ -1540,6 +1540,18 @@ class LifeTopicTest(RecallTest):
              ("去咖啡店点什么", "decaf"), ("推荐双跑鞋", "marathon"), ("budget tips for this month?", "saving"),
              ("这个月怎么省钱", "saving"), ("my phone is always low, ideas?", "charger")))
 
+    def test_a_macbook_is_a_laptop_sourdough_a_bread_sunscreen_skincare_and_自驾_a_trip(self):
+        self.assert_each_finds_first(
+            {"mac": "I've got a 2015 MacBook Air that's getting really slow",
+             "dough": "I bake sourdough every weekend, my starter is named Doug",
+             "sun": "皮肤很敏感，很多防晒霜都会过敏",
+             "drive": "六月份打算自驾去新疆",
+             "basil": "I grow tomatoes and basil on my balcony",
+             "owl": "我是夜猫子，每天两点才睡"},
+            (("should I buy a new laptop?", "mac"), ("any bread recipes to try?", "dough"),
+             ("what skincare products would you suggest?", "sun"), ("护肤品有什么推荐", "sun"),
+             ("旅行要带什么", "drive"), ("what should I plant this spring?", "basil")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
