@@ -1552,6 +1552,17 @@ class LifeTopicTest(RecallTest):
              ("what skincare products would you suggest?", "sun"), ("护肤品有什么推荐", "sun"),
              ("旅行要带什么", "drive"), ("what should I plant this spring?", "basil")))
 
+    def test_asking_for_advice_finds_what_the_user_told_not_an_earlier_request_for_tips(self):
+        said = self.say_each({"saving": "I'm saving up for a house, cutting back on eating out",
+                              "phone": "my phone keeps dying, any tips?",
+                              "decaf": "晚上喝咖啡会失眠，现在只喝低因的",
+                              "lens": "推荐个镜头，有什么建议吗？"})
+        for question, expected in (("budget tips for this week?", "saving"), ("any tips for saving money?", "saving"),
+                                   ("去咖啡店点什么，有什么推荐", "decaf")):
+            self.assertEqual(self.asked(question)[:1], [said[expected]], question)
+        # asked about advice, not for it: the words are the question's content
+        self.assertEqual(self.asked("what tips did I ask for about my phone?")[:1], [said["phone"]])
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(

@@ -4,8 +4,10 @@ the lift a strong turn gives its neighbours in the conversation."""
 
 import heapq
 import math
+import re
 
 from . import knowledge, phrase, rank, whose
+from ..patterns import Lazy
 from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
 from .query import SHORT_QUESTION
@@ -70,6 +72,20 @@ def _routed_docs(recall, routes, limit=200):
 
 
 _FRAME = []
+# Asking for advice ("any tips for my trip?", "can you recommend a lens?", "推荐个镜头", "有什么建议"): the asking
+# words frame the request, like "describe" a question; "what advice did Sam give me?" asks about advice.
+_ADVICE = "tips?|ideas?|suggestions?|advice|recommendations?|pointers"
+ADVICE_REQUEST = Lazy(
+    rf"^\W*(?:(?:any|some|got any|need some|give me some|share some)\s+(?:good\s+|quick\s+|more\s+|other\s+)?(?:{_ADVICE})"
+    rf"|(?:please\s+)?(?:recommend|suggest)\b|(?:{_ADVICE})\b)"
+    rf"|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:recommend|suggest|advise|give\s+me\s+(?:some\s+)?(?:{_ADVICE}))"
+    rf"|\bwhat\s+(?:do|would)\s+you\s+(?:recommend|suggest|advise)"
+    rf"|^\W*(?:[\w']+\s+){{0,2}}(?:{_ADVICE})\s+(?:for|on|about)\s|\b(?:{_ADVICE})\W*$"
+    rf"|\b(?:i\s+need|i'd\s+like|i\s+want|looking\s+for)\s+(?:some\s+)?(?:{_ADVICE})\b"
+    r"|^\W*(?:请)?(?:推荐|建议)|有(?:什么|没有|啥)(?:好的?)?(?:推荐|建议)|给(?:我)?(?:点|些|一些|个)?(?:建议|推荐)|求推荐",
+    re.IGNORECASE)
+ADVICE_WORDS = frozenset(("tip", "idea", "suggest", "suggestion", "advic", "advis", "recommend", "recommendat",
+                          "pointer", "推荐", "建议"))  # as stemmed
 
 
 def frame_terms():
@@ -92,6 +108,8 @@ def query_terms(q, text):
     q.specific = {t: lex.specificity(t) for t, w in terms.items()
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
+    if ADVICE_REQUEST.search(text):
+        frame = frame | ADVICE_WORDS
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _phrasal_verbs_as_parts(text, lex, terms)
     # A word no document holds may be read another way (held: df of the query's own words, asked once).
