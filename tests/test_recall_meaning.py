@@ -1643,3 +1643,20 @@ class WhenQuestionTest(ConversationTest):
         self.assertEqual(self.top_ids(self.probe("dentist"))[0], talk)
         out = self.probe("When did I go to the dentist?")
         self.assertEqual(self.top_ids(out)[0], went)
+
+
+class NowQuestionTest(RecallTest):
+    def test_how_things_stand_now_puts_what_was_said_last_first(self):
+        civic = self.say("Bought a used Honda Civic", day="2023-05-05T12:00:00Z")
+        tesla = self.say("Sold the Civic and got a Tesla Model 3", day="2026-08-20T12:00:00Z")
+        gym = self.say("办了健身卡，每周去三次", day="2025-05-01T12:00:00Z")
+        home = self.say("健身卡到期了，没续，改在家跑步", day="2026-09-12T12:00:00Z")
+        asked = lambda question: self.top_ids(self.probe(question, as_of="2026-12-01"))[:2]
+        self.assertEqual(asked("what car do I drive now?"), [tesla, civic])
+        self.assertEqual(asked("我还去健身房吗"), [home, gym])
+        self.assertEqual(asked("我现在还有健身卡吗"), [home, gym])
+        # Asked about the first one, or with no word of now, the words alone decide.
+        self.assertEqual(asked("when did I buy the Honda Civic?")[:1], [civic])
+        # The reading says so, and only when it was read so.
+        self.assertIs(self.probe("what car do I drive now?", as_of="2026-12-01").get("recent_first"), True)
+        self.assertNotIn("recent_first", self.probe("when did I buy the Honda Civic?", as_of="2026-12-01"))

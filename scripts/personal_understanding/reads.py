@@ -52,7 +52,7 @@ def probe_view(result):
     out = {"mode": "probe", "read_as": result.get("mode"), "status": result["status"], "scope": result.get("scope"),
            "top": [compact_row(r) for r in result["top"]], "total": result["total"], "shown": result["shown"],
            "truncated": result["truncated"], "next_offset": result["next_offset"], "trace_id": result["trace_id"]}
-    for key in ("query", "time", "note", "missing"):
+    for key in ("query", "time", "recent_first", "note", "missing"):
         if result.get(key):
             out[key] = result[key]
     if result.get("associations"):

@@ -104,6 +104,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     time_only = when.is_time_only(q)
     overall = not time_only and not ids and overview.asks_overview(q)
     q.asks_when = when.asks_when(q.raw)
+    q.asks_now = when.asks_now(q)
     whose.resolve(q)
     why_question = causal.is_causal(q.raw)
     if why_question:
@@ -229,6 +230,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         "total": len(kept), "shown": shown, "truncated": truncated, "next_offset": next_offset,
         "budget": {"tokens": budget, "used": used}, "evidence_fidelity": fidelity,
     }
+    if q.asks_now:
+        result["recent_first"] = True  # asked how things stand now: what was said later weighed more
     if status != "ok":
         result["note"] = _no_match_note(status, scope)
     quiet = wordless or (words_if_found and not (status == "ok" and out_rows))

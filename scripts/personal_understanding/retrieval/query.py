@@ -1,10 +1,14 @@
 """One probe's settings, resolved once: filters, the as_of day, the time expressions it names."""
 
+import datetime
+
 from .. import timeutil
 
 STATUS_FACTOR = {"superseded": 0.6, "archived": 0.8, "uncertain": 0.9, "rejected": 0.5, "expired": 0.5}
 TIME_BOOST = 1.5
 WHEN_BOOST = 1.6  # "when did I ...": a turn or record that names a time holds the answer
+NOW_BOOST = 0.5  # "what car do I drive now?": a row said today weighs this much more ...
+NOW_HALF_LIFE = 180  # ... and one said this many days before the day asked half as much more
 SHORT_QUESTION = 4.0  # a turn this short that asks ("do I have any pets?") holds no more than its question ...
 QUESTION_FACTOR = 0.5  # ... so a question asked before ranks below what was told
 ASKED_HERE = "c:cap-"  # a turn said to this assistant (imports are imp-, attachments att-) ...
@@ -21,6 +25,12 @@ def overlaps(row, lo, hi):
     """Is the row dated in [lo, hi], or does the turn say it is about days in it ("last saturday")?"""
     return ((row["date_from"] is not None and row["date_from"] <= hi and (row["date_to"] or row["date_from"]) >= lo)
             or (row["told_from"] is not None and row["told_from"] <= hi and row["told_to"] >= lo))
+
+
+def _day(text):
+    """The date a row's date_from starts with (YYYY, YYYY-MM or YYYY-MM-DD: the first day it names)."""
+    parts = (text[:10].split("-") + ["01", "01"])[:3]
+    return datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
 
 
 def _valid_at(ai, rec, day):
@@ -63,6 +73,7 @@ class Query:
         self._private = None  # capture ids a highly-private record cites (asked once, when first needed)
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
         self.asks_when = False  # set by the probe for "when did I ..." questions
+        self.asks_now = False  # set by the probe for "... now?", "still ...?", 现在 questions
         self.named = set()  # speakers the question names (whose.resolve)
         self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
         self.specific = {}  # query word -> share of its weight kept for how common the language finds it
@@ -133,6 +144,9 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
+        if self.asks_now and row["date_from"]:
+            age = (self.today - _day(row["date_from"])).days
+            f *= 1.0 + NOW_BOOST * 0.5 ** (max(age, 0) / NOW_HALF_LIFE)
         if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR if own else QUESTION_FACTOR * QUESTION_FACTOR  # asked in other words: it told less
             if row["key"].startswith(ASKED_HERE):

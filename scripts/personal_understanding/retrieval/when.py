@@ -22,6 +22,11 @@ ASKS_WHEN = re.compile(
     r"^\W*when\b|(?<![a-z])(?:what|which) (?:day|date|time|year|month|week)\b|(?<![a-z])how long ago\b"
     r"|什么时候|啥时候|哪天|哪一天|哪年|哪一年|几号|几月|多久以前|何时", re.I)
 FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
+# About how things stand now ("what car do I drive now?", "do I still go to the gym?", 我现在用什么手机, 我还养猫吗):
+# what was said last is likelier to hold (query.NOW_BOOST). Not "recently": that is said of a past moment as often.
+ASKS_NOW = Lazy(
+    r"(?<![a-z])(?:now|currently|current|these days|nowadays|still|anymore|any more|at the moment)(?![a-z])"
+    r"|现在|目前|如今|当前|还[^，。,.!?！？]{0,10}吗", re.I)
 
 
 def content_terms(q):
@@ -138,6 +143,12 @@ def window_first(q, order, row_by_key, matched, stood_in=()):
         return order
     chosen = set(first)
     return first + [k for k in order if k not in chosen]
+
+
+def asks_now(q):
+    """Does the question ask how things stand now? Then what was said more recently weighs more.
+    Only a question: a long text (a whole message the turn gate probes) says "now" of itself."""
+    return bool(ASKS_NOW.search(q.raw)) and len(content_terms(q)) <= FOCUSED_TERMS
 
 
 def asks_when(text):
