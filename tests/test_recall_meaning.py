@@ -1653,6 +1653,7 @@ class NowQuestionTest(RecallTest):
         home = self.say("健身卡到期了，没续，改在家跑步", day="2026-09-12T12:00:00Z")
         asked = lambda question: self.top_ids(self.probe(question, as_of="2026-12-01"))[:2]
         self.assertEqual(asked("what car do I drive now?"), [tesla, civic])
+        self.assertEqual(asked("what car do I drive?"), [tesla, civic])  # the present tense asks about now too
         self.assertEqual(asked("我还去健身房吗"), [home, gym])
         self.assertEqual(asked("我现在还有健身卡吗"), [home, gym])
         # Asked about the first one, or with no word of now, the words alone decide.

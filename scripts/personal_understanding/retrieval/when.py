@@ -25,7 +25,8 @@ FOCUSED_TERMS = 8  # a question of at most this many content words is about its 
 # About how things stand now ("what car do I drive now?", "do I still go to the gym?", 我现在用什么手机, 我还养猫吗):
 # what was said last is likelier to hold (query.NOW_BOOST). Not "recently": that is said of a past moment as often.
 ASKS_NOW = Lazy(
-    r"(?<![a-z])(?:now|currently|current|these days|nowadays|still|anymore|any more|at the moment)(?![a-z])"
+    r"(?<![a-z])(?:now|currently|current|these days|nowadays|still|anymore|any more|at the moment"
+    r"|(?:do|am) i|is my|are my|does my)(?![a-z])"
     r"|现在|目前|如今|当前|还[^，。,.!?！？]{0,10}吗", re.I)
 
 
