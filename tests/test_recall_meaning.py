@@ -1563,6 +1563,12 @@ class LifeTopicTest(RecallTest):
         # asked about advice, not for it: the words are the question's content
         self.assertEqual(self.asked("what tips did I ask for about my phone?")[:1], [said["phone"]])
 
+    def test_a_router_is_the_internet_and_打印机_a_printer(self):
+        self.assert_each_finds_first(
+            {"wifi": "The router keeps dropping connection, had to reset it twice",
+             "printer": "打印机又卡纸了，烦死", "neighbor": "The neighbors upstairs stomp around at midnight"},
+            (("internet problems at home?", "wifi"), ("网络又断了吗", "wifi"), ("printer issues?", "printer")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
