@@ -1569,6 +1569,12 @@ class LifeTopicTest(RecallTest):
              "printer": "打印机又卡纸了，烦死", "neighbor": "The neighbors upstairs stomp around at midnight"},
             (("internet problems at home?", "wifi"), ("网络又断了吗", "wifi"), ("printer issues?", "printer")))
 
+    def test_colloquial_chinese_asks_with_咋_and_啥_and_a_car_is_车子(self):
+        self.assert_each_finds_first(
+            {"car": "车子送去4S店保养了，花了八百", "job": "跳槽去了字节，工资涨了三成", "dog": "狗子昨晚吐了，带去宠物医院",
+             "kid": "闺女这次期中考试数学考了98"},
+            (("车咋样了", "car"), ("新公司待遇怎么样", "job"), ("狗咋了", "dog"), ("孩子考了啥", "kid")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
