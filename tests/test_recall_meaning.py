@@ -1575,6 +1575,12 @@ class LifeTopicTest(RecallTest):
              "kid": "闺女这次期中考试数学考了98"},
             (("车咋样了", "car"), ("新公司待遇怎么样", "job"), ("狗咋了", "dog"), ("孩子考了啥", "kid")))
 
+    def test_strep_is_being_sick_and_a_maxed_out_credit_card_is_debt(self):
+        self.assert_each_finds_first(
+            {"strep": "Came down with strep, on antibiotics", "card": "Maxed out my credit card paying for the vet",
+             "date": "Second date with Mark went really well"},
+            (("was I sick?", "strep"), ("am I in debt?", "card"), ("我欠债了吗", "card")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
