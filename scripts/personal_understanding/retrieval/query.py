@@ -28,9 +28,11 @@ def overlaps(row, lo, hi):
 
 
 def _day(text):
-    """The date a row's date_from starts with (YYYY, YYYY-MM or YYYY-MM-DD: the first day it names)."""
-    parts = (text[:10].split("-") + ["01", "01"])[:3]
-    return datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
+    """The day a row's date_from names (the index keeps YYYY-MM-DD); None for anything else."""
+    try:
+        return datetime.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
 
 
 def _valid_at(ai, rec, day):
@@ -144,9 +146,9 @@ class Query:
             f *= TIME_BOOST
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
-        if self.asks_now and row["date_from"]:
-            age = (self.today - _day(row["date_from"])).days
-            f *= 1.0 + NOW_BOOST * 0.5 ** (max(age, 0) / NOW_HALF_LIFE)
+        day = self.asks_now and row["date_from"] and _day(row["date_from"])
+        if day:
+            f *= 1.0 + NOW_BOOST * 0.5 ** (max((self.today - day).days, 0) / NOW_HALF_LIFE)
         if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR if own else QUESTION_FACTOR * QUESTION_FACTOR  # asked in other words: it told less
             if row["key"].startswith(ASKED_HERE):
