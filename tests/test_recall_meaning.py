@@ -1581,6 +1581,12 @@ class LifeTopicTest(RecallTest):
              "date": "Second date with Mark went really well"},
             (("was I sick?", "strep"), ("am I in debt?", "card"), ("我欠债了吗", "card")))
 
+    def test_丢_is_to_lose_and_漏水_water_getting_in(self):
+        self.assert_each_finds_first(
+            {"wallet": "Lost my wallet on the subway", "flood": "Our basement flooded again",
+             "sister": "My sister is getting divorced", "move": "周末搬家，累死了"},
+            (("我丢了什么东西", "wallet"), ("家里漏水了吗", "flood"), ("any leaks at home?", "flood")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
