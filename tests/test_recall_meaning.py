@@ -1587,6 +1587,15 @@ class LifeTopicTest(RecallTest):
              "sister": "My sister is getting divorced", "move": "周末搬家，累死了"},
             (("我丢了什么东西", "wallet"), ("家里漏水了吗", "flood"), ("any leaks at home?", "flood")))
 
+    def test_losing_or_leaving_ones_job_is_read_past_the_word_my(self):
+        # "lost my job": the verb and its object with a possessive between them stand for one word
+        said = self.assert_each_finds_first(
+            {"wallet": "Lost my wallet on the subway", "laid": "今天被裁员了，心里很乱",
+             "left": "I left my job at the bank in May", "trip": "Booked 5 nights in Lisbon for October"},
+            (("did I quit my job?", "left"), ("where did I lose my wallet?", "wallet")))
+        # the job lost and the job left, not the wallet lost
+        self.assertEqual(set(self.asked("did I lose my job?")[:2]), {said["laid"], said["left"]})
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(

@@ -141,6 +141,12 @@ def content_tokens(text, lexicon=None, tokens=None):
             word = _PHRASAL.get((term, after.text))
             if word and not text[tok.end:after.start].strip():  # side by side: "broke up", not "broke it up"
                 out.append((tok, word, WORD_WEIGHT))
+            elif after.text in _POSSESSIVES and i + 2 < len(tokens):  # "lost my job": a verb and its object
+                thing = tokens[i + 2]
+                word = _PHRASAL.get((term, stem(thing.text)))
+                if word and thing.kind == "latin" and not text[tok.end:after.start].strip() \
+                        and not text[after.end:thing.start].strip():
+                    out.append((tok, word, WORD_WEIGHT))
         elif kind == "cjk" and term in _SEPARABLE:
             word = _separated(text, tokens, i, _SEPARABLE[term])
             if word:
@@ -405,8 +411,9 @@ _IRREGULAR = _irregular_forms()
 
 
 def _phrasal_words():
-    """{(verb stem, particle): word stem} from resources/lexicon/phrasal_en.txt (broke up -> breakup)."""
-    return {(stem(verb), particle): stem(word) for verb, particle, word in data_rows("phrasal_en")}
+    """{(verb stem, particle or object stem): word stem} from resources/lexicon/phrasal_en.txt (broke up ->
+    breakup, lost my job -> jobless)."""
+    return {(stem(verb), stem(second)): stem(word) for verb, second, word in data_rows("phrasal_en")}
 
 
 def stem(word):
@@ -509,6 +516,7 @@ def _strip_inflection(w, cut):
 
 
 _PHRASAL = _phrasal_words()  # here, after stem, which it uses
+_POSSESSIVES = frozenset("my his her their our your the".split())  # between a verb and its object ("lost my job")
 
 
 def _separable_words():
