@@ -1595,6 +1595,11 @@ class LifeTopicTest(RecallTest):
             (("did I quit my job?", "left"), ("where did I lose my wallet?", "wallet")))
         # the job lost and the job left, not the wallet lost
         self.assertEqual(set(self.asked("did I lose my job?")[:2]), {said["laid"], said["left"]})
+        # a relation lost is a death; a relation's thing lost is not
+        said = self.say_each({"grandpa": "We lost my grandpa last spring", "keys": "Lost my sister's keys again"})
+        self.assertEqual(self.asked("who died?")[:1], [said["grandpa"]])
+        self.assertEqual(self.asked("有亲人去世吗")[:1], [said["grandpa"]])
+        self.assertNotIn(said["keys"], self.asked("who died?"))
 
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole

@@ -144,7 +144,8 @@ def content_tokens(text, lexicon=None, tokens=None):
             elif after.text in _POSSESSIVES and i + 2 < len(tokens):  # "lost my job": a verb and its object
                 thing = tokens[i + 2]
                 word = _PHRASAL.get((term, stem(thing.text)))
-                if word and thing.kind == "latin" and not text[tok.end:after.start].strip() \
+                whole = not thing.text.endswith("'s")  # "lost my sister's keys" is not about the sister
+                if word and whole and thing.kind == "latin" and not text[tok.end:after.start].strip() \
                         and not text[after.end:thing.start].strip():
                     out.append((tok, word, WORD_WEIGHT))
         elif kind == "cjk" and term in _SEPARABLE:
