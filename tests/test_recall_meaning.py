@@ -1601,6 +1601,12 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("有亲人去世吗")[:1], [said["grandpa"]])
         self.assertNotIn(said["keys"], self.asked("who died?"))
 
+    def test_to_weigh_is_body_weight_and_挣_is_pay(self):
+        self.assert_each_finds_first(
+            {"lbs": "Down to 165 lbs, lost 20 since January", "pay": "年薪涨到了四十万",
+             "run": "Ran 5k in 24 minutes this morning"},
+            (("how much do I weigh?", "lbs"), ("我一年挣多少", "pay")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
