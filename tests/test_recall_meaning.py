@@ -1607,6 +1607,18 @@ class LifeTopicTest(RecallTest):
              "run": "Ran 5k in 24 minutes this morning"},
             (("how much do I weigh?", "lbs"), ("我一年挣多少", "pay")))
 
+    def test_a_mother_in_law_is_a_relation_by_marriage_not_the_mother_nor_the_law(self):
+        said = self.assert_each_finds_first(
+            {"婆婆": "婆婆又来我们家住了，压力好大", "mil": "My mother-in-law moved in with us",
+             "mom": "Mom's hip replacement went well", "lawyer": "Met the lawyer about the new labor law",
+             "date": "Matched with a guy named Leo on Hinge", "bro": "我姐夫下个月去美国"},
+            (("how are things with my mother-in-law?", "mil"), ("am I dating anyone?", "date"),
+             ("what about my brother-in-law?", "bro")))
+        self.assertEqual(set(self.asked("婆媳关系怎么样")[:2]), {said["婆婆"], said["mil"]})
+        self.assertNotIn(said["mil"], self.asked("how is my mom?")[:1])
+        self.assertNotIn(said["mil"], self.asked("any legal news about the law?"))
+        self.assertEqual(set(self.asked("how are my in-laws?")[:3]), {said["婆婆"], said["mil"], said["bro"]})
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(

@@ -129,6 +129,12 @@ def content_tokens(text, lexicon=None, tokens=None):
             if term in zh:
                 continue
         elif kind == "latin":
+            kin = _in_law(text, tokens, i)
+            if kin:
+                out.extend((tok, k, WORD_WEIGHT if n == 0 else IN_LAW_WEIGHT) for n, k in enumerate(kin))
+                continue
+            if term in ("law", "laws") and i and tokens[i - 1].text == "in" and _hyphen(text, tokens[i - 1], tok):
+                continue  # the law of "mother-in-law" or "in-laws": read as the relation above
             if len(term) < 2 or term in en:
                 continue
             term = stem(term)
@@ -153,6 +159,28 @@ def content_tokens(text, lexicon=None, tokens=None):
             if word:
                 out.append((tok, word, WORD_WEIGHT))
     return out
+
+
+IN_LAW_WEIGHT = 0.5  # "inlaw" beside "brotherinlaw": any relation by marriage, weaker than the one named
+
+
+def _hyphen(text, left, right):
+    return text[left.end:right.start] == "-"
+
+
+def _in_law(text, tokens, i):
+    """The terms of a relation by marriage: mother-in-law is "motherinlaw" (never mother, nor law), and any of
+    them, or "in-laws" alone, is "inlaw" too. None when tokens[i] starts no such word."""
+    tok = tokens[i]
+    if tok.text == "in" or i + 2 >= len(tokens):
+        if tok.text == "in" and i + 1 < len(tokens) and tokens[i + 1].text in ("law", "laws") \
+                and _hyphen(text, tok, tokens[i + 1]) and not (i and _hyphen(text, tokens[i - 1], tok)):
+            return ["inlaw"]  # "the in-laws"
+        return None
+    middle, last = tokens[i + 1], tokens[i + 2]
+    if middle.text == "in" and last.text in ("law", "laws") and _hyphen(text, tok, middle) and _hyphen(text, middle, last):
+        return [stem(tok.text) + "inlaw", "inlaw"]
+    return None
 
 
 SEPARABLE_GAP = 4  # at most this many characters between a separable verb's parts (加了五天班)
