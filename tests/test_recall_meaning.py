@@ -1714,6 +1714,15 @@ class NowQuestionTest(RecallTest):
         self.assertEqual(asked("我现在还有健身卡吗"), [home, gym])
         # Asked about the first one, or with no word of now, the words alone decide.
         self.assertEqual(asked("when did I buy the Honda Civic?")[:1], [civic])
+        # A plan dated ahead is not how things stand: of two events, the one that happened comes first.
+        day = self.say("Big day, picked it up from the dealer", day="2026-08-20T12:00:00Z")
+        later = self.say("Already thinking about the next one", day="2026-11-20T12:00:00Z")
+        got = records.add_record(self.root, kind="event", title="New car: a Lucid", capture_ids=[day],
+                                 date_start="2026-08-20")["id"]
+        plan = records.add_record(self.root, kind="event", title="New car: a Rivian", capture_ids=[later],
+                                  date_start="2027-03")["id"]
+        events = [i for i in self.top_ids(self.probe("what car do I drive now?", as_of="2026-12-01")) if i in (got, plan)]
+        self.assertEqual(events, [got, plan])
         # The reading says so, and only when it was read so.
         self.assertIs(self.probe("what car do I drive now?", as_of="2026-12-01").get("recent_first"), True)
         self.assertNotIn("recent_first", self.probe("when did I buy the Honda Civic?", as_of="2026-12-01"))

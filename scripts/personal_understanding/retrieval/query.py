@@ -147,8 +147,8 @@ class Query:
         if self.asks_when and row["dated"]:
             f *= WHEN_BOOST
         day = self.asks_now and row["date_from"] and _day(row["date_from"])
-        if day:
-            f *= 1.0 + NOW_BOOST * 0.5 ** (max((self.today - day).days, 0) / NOW_HALF_LIFE)
+        if day and day <= self.today:  # (a plan dated ahead is not how things stand)
+            f *= 1.0 + NOW_BOOST * 0.5 ** ((self.today - day).days / NOW_HALF_LIFE)
         if saved_question(row) and (row["length"] or 0) <= SHORT_QUESTION:
             f *= QUESTION_FACTOR if own else QUESTION_FACTOR * QUESTION_FACTOR  # asked in other words: it told less
             if row["key"].startswith(ASKED_HERE):
