@@ -1619,6 +1619,11 @@ class LifeTopicTest(RecallTest):
         self.assertNotIn(said["mil"], self.asked("any legal news about the law?"))
         self.assertEqual(set(self.asked("how are my in-laws?")[:3]), {said["婆婆"], said["mil"], said["bro"]})
 
+    def test_几只_asks_how_many_and_领养_is_to_adopt(self):
+        said = self.say_each({"two": "又领养了一只小黑猫，现在两只猫了", "job": "入职了美团，做产品经理"})
+        self.assertEqual(self.asked("现在养了几只猫")[:1], [said["two"]])  # 几只 is no word the text must hold
+        self.assertEqual(self.asked("did I adopt a cat?")[:1], [said["two"]])
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
