@@ -1619,10 +1619,14 @@ class LifeTopicTest(RecallTest):
         self.assertNotIn(said["mil"], self.asked("any legal news about the law?"))
         self.assertEqual(set(self.asked("how are my in-laws?")[:3]), {said["婆婆"], said["mil"], said["bro"]})
 
-    def test_几只_asks_how_many_and_领养_is_to_adopt(self):
+    def test_几只_and_怎么办_are_question_words_and_领养_is_to_adopt(self):
         said = self.say_each({"two": "又领养了一只小黑猫，现在两只猫了", "job": "入职了美团，做产品经理"})
         self.assertEqual(self.asked("现在养了几只猫")[:1], [said["two"]])  # 几只 is no word the text must hold
         self.assertEqual(self.asked("did I adopt a cat?")[:1], [said["two"]])
+        # so are 怎么办, 有没有, 是不是, 多久: the question's thing is what a text must hold
+        said = self.say_each({"dog": "狗狗吐了，带去宠物医院", "cold": "这两天感冒了，嗓子疼"})
+        self.assertEqual(self.asked("狗狗怎么办")[:1], [said["dog"]])
+        self.assertEqual(self.asked("我是不是感冒了")[:1], [said["cold"]])
 
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
