@@ -43,6 +43,13 @@ class SegmentationTest(unittest.TestCase):
             self.assertEqual(a.end, b.start)
         self.assertFalse(any(t.oov for t in toks))
 
+    def test_a_classifier_and_its_noun_in_one_dictionary_word_is_the_noun(self):
+        self.assertEqual(texts("推荐本书"), ["推荐", "书"])
+        self.assertEqual(texts("写了封信"), ["写", "了", "信"])
+        # the classifier left out joins no unknown pair across the gap
+        self.assertEqual(texts("一本书"), ["一", "书"])
+        self.assertEqual(texts("这部手机"), ["这", "部", "手机"])  # a longer noun keeps its classifier token
+
     def test_function_words_are_not_content(self):
         got = terms("我今天去北京大学看朋友")
         for stop in ("我", "去"):

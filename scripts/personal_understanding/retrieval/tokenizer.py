@@ -379,6 +379,10 @@ _COUNTING = frozenset("这 那 哪 每 某 各 该 此 一 二 两 三 四 五 �
 _CLASSIFIERS = frozenset("个只条件张本块把辆位双杯瓶碗首篇封座棵支枝架艘套间颗粒幅盏顶副株匹部台份根片群")
 
 
+# Dictionary words that are only ever a classifier and its noun (推荐本书, 写了封信): the noun alone.
+_COUNTED = frozenset(("本书", "首歌", "封信"))
+
+
 def _split_classifiers(norm, spans, lex):
     out = []
     for span in spans:
@@ -386,6 +390,8 @@ def _split_classifiers(norm, spans, lex):
         if (out and e - s >= 3 and norm[s] in _CLASSIFIERS and norm[out[-1][0]:out[-1][1]] in _COUNTING
                 and lex.known(norm[s + 1:e])):
             out += [[s, s + 1], [s + 1, e]]
+        elif e - s == 2 and norm[s:e] in _COUNTED:
+            out.append([s + 1, e])
         else:
             out.append(span)
     return out
@@ -398,6 +404,9 @@ def _expand(norm, words, lex, out, tail_end):
     run = []
     for span in words:
         if span is not None and span[1] - span[0] == 1 and norm[span[0]] not in zh:
+            if run and run[-1] + 1 != span[0]:  # (a classifier left out between them: 一本书 is 一 and 书)
+                _emit_run(norm, run, lex, out, tail_end)
+                run = []
             run.append(span[0])
             continue
         if run:
