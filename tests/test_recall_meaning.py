@@ -1628,10 +1628,13 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("狗狗怎么办")[:1], [said["dog"]])
         self.assertEqual(self.asked("我是不是感冒了")[:1], [said["cold"]])
 
-    def test_本书_is_a_book_and_吃药_covers_the_pills_a_text_names(self):
+    def test_本书_is_a_book_吃药_covers_the_pills_a_text_names_and_骑车_a_bike(self):
         self.assert_each_finds_first(
             {"book": "《活着》终于看完了，哭了好几次", "pill": "每天晚上吃一片降压药", "dent": "上周去看了牙医，补了两颗牙"},
             (("看完那本书了吗", "book"), ("推荐本书", "book"), ("吃药了没有", "pill")))
+        said = self.say_each({"bike": "新买了辆公路车，周末骑了五十公里", "trip": "国庆打算带爸妈去云南"})
+        self.assertEqual(self.asked("骑车骑了多远")[:1], [said["bike"]])
+        self.assertEqual(self.asked("how far did I bike?")[:1], [said["bike"]])
 
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
