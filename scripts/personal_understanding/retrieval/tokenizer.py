@@ -172,13 +172,15 @@ def _in_law(text, tokens, i):
     """The terms of a relation by marriage: mother-in-law is "motherinlaw" (never mother, nor law), and any of
     them, or "in-laws" alone, is "inlaw" too. None when tokens[i] starts no such word."""
     tok = tokens[i]
-    if tok.text == "in" or i + 2 >= len(tokens):
-        if tok.text == "in" and i + 1 < len(tokens) and tokens[i + 1].text in ("law", "laws") \
-                and _hyphen(text, tok, tokens[i + 1]) and not (i and _hyphen(text, tokens[i - 1], tok)):
-            return ["inlaw"]  # "the in-laws"
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    if tok.text == "in":  # "the in-laws" (in mother-in-law the relation was read at "mother")
+        if after and after.text in ("law", "laws") and _hyphen(text, tok, after) \
+                and not (i and _hyphen(text, tokens[i - 1], tok)):
+            return ["inlaw"]
         return None
-    middle, last = tokens[i + 1], tokens[i + 2]
-    if middle.text == "in" and last.text in ("law", "laws") and _hyphen(text, tok, middle) and _hyphen(text, middle, last):
+    last = tokens[i + 2] if i + 2 < len(tokens) else None
+    if last and after.text == "in" and last.text in ("law", "laws") and _hyphen(text, tok, after) \
+            and _hyphen(text, after, last):
         return [stem(tok.text) + "inlaw", "inlaw"]
     return None
 
