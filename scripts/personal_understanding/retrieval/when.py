@@ -27,7 +27,9 @@ FOCUSED_TERMS = 8  # a question of at most this many content words is about its 
 ASKS_NOW = Lazy(
     r"(?<![a-z])(?:now|currently|current|these days|nowadays|still|anymore|any more|at the moment"
     r"|(?:do|am) i|is my|are my|does my)(?![a-z])"
-    r"|现在|目前|如今|当前|还[^，。,.!?！？]{0,10}吗", re.I)
+    r"|现在|目前|如今|当前|还[^，。,.!?！？]{0,10}吗", re.I,
+    needs=("now", "current", "still", "anymore", "any more", "at the moment", "these days", "do i", "am i", "is my",
+           "are my", "does my", "现在", "目前", "如今", "当前", "还"))  # (0.7 ms to compile)
 
 
 def content_terms(q):
@@ -146,16 +148,10 @@ def window_first(q, order, row_by_key, matched, stood_in=()):
     return first + [k for k in order if k not in chosen]
 
 
-_NOW_NEEDS = ("now", "current", "still", "anymore", "any more", "at the moment", "these days", "do i", "am i", "is my",
-              "are my", "does my", "现在", "目前", "如今", "当前", "还")  # none of these: ASKS_NOW need not be compiled (0.7 ms)
-
-
 def asks_now(q):
     """Does the question ask how things stand now? Then what was said more recently weighs more.
     Only a question: a long text (a whole message the turn gate probes) says "now" of itself."""
-    lowered = q.raw.lower()
-    return (any(w in lowered for w in _NOW_NEEDS) and bool(ASKS_NOW.search(q.raw))
-            and len(content_terms(q)) <= FOCUSED_TERMS)
+    return ASKS_NOW.finds(q.raw) and len(content_terms(q)) <= FOCUSED_TERMS
 
 
 def asks_when(text):

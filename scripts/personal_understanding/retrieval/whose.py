@@ -37,34 +37,29 @@ _OTHER_SIDE = Lazy(
     r"|proposed|offered|advised|created|came up|showed|sent|named|used)(?![a-z])"
     r"|(?<![a-z])your (?:suggestion|recommendation|advice|answer|list|reply|response|example|script|story|idea)"
     r"|(?<![a-z])did you (?:say|tell|mention|recommend|suggest|give|provide|write|make|list|share)(?![a-z])"
-    r"|(?<![跟和对给诉])你(?:刚才|刚刚|之前|上次|以前|那次|当时)?(?:说|讲|提到|推荐|建议|给我|写|列)")
+    r"|(?<![跟和对给诉])你(?:刚才|刚刚|之前|上次|以前|那次|当时)?(?:说|讲|提到|推荐|建议|给我|写|列)",
+    needs=("you", "你"))
 # The owner's own words: "I mentioned", "I told you", 我说过, 我跟你提过.
 _OWN_SPEECH = Lazy(
     r"(?<![a-z])(?:i|we)(?: had| have|'ve| once| also| just)? (?:said|told|mentioned|shared|wrote|asked|described)"
-    r"(?![a-z])|我(?:之前|上次|以前|刚才)?(?:跟你|和你|对你)?(?:说|讲|提)")
+    r"(?![a-z])|我(?:之前|上次|以前|刚才)?(?:跟你|和你|对你)?(?:说|讲|提)",
+    needs=("said", "told", "mentioned", "shared", "wrote", "asked", "described", "说", "讲", "提"))
 # The conversation as a whole ("our previous chat", "remind me", 我们聊过): either side may hold it.
 _SHARED = Lazy(
     r"(?<![a-z])our (?:\w+ )?(?:conversation|chat|discussion|talk|exchange)s?(?![a-z])|(?<![a-z])remind me(?![a-z])"
-    r"|(?<![a-z])we (?:discussed|talked|chatted|went over|covered)(?![a-z])|我们(?:之前|上次)?(?:聊|谈|讨论)")
+    r"|(?<![a-z])we (?:discussed|talked|chatted|went over|covered)(?![a-z])|我们(?:之前|上次)?(?:聊|谈|讨论)",
+    needs=("our", "remind", "we ", "我们"))
 _FIRST_PERSON = Lazy(r"(?<![a-z])(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our)(?![a-z])|我")
-# Words each pattern cannot match without: a question with none of them need not compile it.
-_NEEDS_OTHER = ("you", "你")
-_NEEDS_OWN = ("said", "told", "mentioned", "shared", "wrote", "asked", "described", "说", "讲", "提")
-_NEEDS_SHARED = ("our", "remind", "we ", "我们")
-
-
-def _finds(pattern, text, needs):
-    return any(w in text for w in needs) and pattern.search(text) is not None
 
 
 def side_asked(text):
     """1: the owner's own words answer it; 0: the other side's; None: either."""
     text = (text or "").lower().replace("\u2019", "'")  # the patterns are lower case: no re.I to compile
-    if _finds(_OTHER_SIDE, text, _NEEDS_OTHER):
+    if _OTHER_SIDE.finds(text):
         return 0
-    if _finds(_OWN_SPEECH, text, _NEEDS_OWN):
+    if _OWN_SPEECH.finds(text):
         return 1
-    if _finds(_SHARED, text, _NEEDS_SHARED) or not _FIRST_PERSON.search(text):
+    if _SHARED.finds(text) or not _FIRST_PERSON.search(text):
         return None
     return 1
 
