@@ -1636,6 +1636,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("骑车骑了多远")[:1], [said["bike"]])
         self.assertEqual(self.asked("how far did I bike?")[:1], [said["bike"]])
 
+    def test_symptoms_in_either_language_头晕_is_dizzy_胸闷_the_chest_心慌_the_heart_腰_the_back(self):
+        said = self.assert_each_finds_first(
+            {"dizzy": "最近老是头晕，站起来眼前发黑", "chest": "晚上胸闷，喘不上气", "palp": "心慌得厉害，心跳特别快",
+             "stomach": "Stomach's been upset for three days, can't keep food down",
+             "back": "Threw my back out lifting the couch", "knee": "爬山之后膝盖一直疼"},
+            (("am I dizzy lately?", "dizzy"), ("any chest problems?", "chest"), ("heart racing?", "palp"),
+             ("肠胃不舒服吗", "stomach"), ("腰怎么了", "back")))
+        self.assertIn(said["dizzy"], self.asked("what health problems have I had?"))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
