@@ -1645,6 +1645,12 @@ class LifeTopicTest(RecallTest):
              ("肠胃不舒服吗", "stomach"), ("腰怎么了", "back")))
         self.assertIn(said["dizzy"], self.asked("what health problems have I had?"))
 
+    def test_内疚_is_guilt_and_想家_homesick(self):
+        self.assert_each_finds_first(
+            {"guilty": "Feel guilty for yelling at the kids", "home": "好想家，想吃我妈做的饭",
+             "proud": "儿子拿了奥数一等奖，太骄傲了"},
+            (("我为什么内疚", "guilty"), ("am I homesick?", "home")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
