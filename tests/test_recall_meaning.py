@@ -1651,6 +1651,12 @@ class LifeTopicTest(RecallTest):
              "proud": "儿子拿了奥数一等奖，太骄傲了"},
             (("我为什么内疚", "guilty"), ("am I homesick?", "home")))
 
+    def test_娃_and_宝宝_are_the_kids(self):
+        self.assert_each_finds_first(
+            {"hw": "每天陪娃写作业到十点，崩溃", "piano": "儿子钢琴考过了五级", "teeth": "闺女换牙了，门牙掉了一颗",
+             "baby": "宝宝半夜发烧，去了儿童医院"},
+            (("kids' homework situation?", "hw"), ("孩子发烧了吗", "baby")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
