@@ -1562,6 +1562,10 @@ class LifeTopicTest(RecallTest):
             self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         # asked about advice, not for it: the words are the question's content
         self.assertEqual(self.asked("what tips did I ask for about my phone?")[:1], [said["phone"]])
+        said = self.say_each({"mentor": "My mentor suggested I apply for the team lead role",
+                              "office": "They're making us come back to the office 4 days a week"})
+        self.assertEqual(self.asked("any career advice I got?")[:1], [said["mentor"]])
+        self.assertEqual(self.asked("我得到过什么建议")[:1], [said["mentor"]])
 
     def test_a_router_is_the_internet_and_打印机_a_printer(self):
         self.assert_each_finds_first(

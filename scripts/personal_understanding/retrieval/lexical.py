@@ -84,6 +84,11 @@ ADVICE_REQUEST = Lazy(
     rf"|\b(?:i\s+need|i'd\s+like|i\s+want|looking\s+for)\s+(?:some\s+)?(?:{_ADVICE})\b"
     r"|^\W*(?:请)?(?:推荐|建议)|有(?:什么|没有|啥)(?:好的?)?(?:推荐|建议)|给(?:我)?(?:点|些|一些|个)?(?:建议|推荐)|求推荐",
     re.IGNORECASE, needs=("tip", "idea", "suggest", "advice", "advis", "recommend", "pointer", "推荐", "建议"))  # (1.5 ms)
+# ... unless it asks about advice given before: "any career advice I got?", "what tips did my coach give?"
+ADVICE_GIVEN = Lazy(r"(?<![a-z'])(?:i|we) (?:got|received|was given|were given|heard)(?![a-z])"
+                    r"|(?<![a-z])(?:did|has|had|have) (?:\w+ ){0,3}(?:give|gave|given|suggest|recommend|tell|told)"
+                    r"|(?:给过|说过|提过|推荐过|建议过)", re.IGNORECASE,
+                    needs=("got", "received", "given", "heard", "did", "has", "had", "have", "过"))
 ADVICE_WORDS = frozenset(("tip", "idea", "suggest", "suggestion", "advic", "advis", "recommend", "recommendat",
                           "pointer", "推荐", "建议"))  # as stemmed
 
@@ -108,7 +113,7 @@ def query_terms(q, text):
     q.specific = {t: lex.specificity(t) for t, w in terms.items()
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
-    if ADVICE_REQUEST.finds(text):
+    if ADVICE_REQUEST.finds(text) and not ADVICE_GIVEN.finds(text):
         frame = frame | ADVICE_WORDS
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _phrasal_verbs_as_parts(text, lex, terms)
