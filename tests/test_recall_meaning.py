@@ -1665,7 +1665,7 @@ class LifeTopicTest(RecallTest):
         self.assert_each_finds_first(
             {"hotel": "Booked the Marriott near the convention center for 3 nights",
              "lag": "Jet lag is brutal, been up since 4am", "car": "Rented a car in Maui, a red convertible"},
-            (("where am I staying?", "hotel"), ("倒时差了吗", "lag"), ("我住哪个酒店", "hotel")))
+            (("where am I staying?", "hotel"), ("倒时差了吗", "lag"), ("订的哪个酒店", "hotel")))
 
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
