@@ -1667,6 +1667,12 @@ class LifeTopicTest(RecallTest):
              "lag": "Jet lag is brutal, been up since 4am", "car": "Rented a car in Maui, a red convertible"},
             (("where am I staying?", "hotel"), ("倒时差了吗", "lag"), ("订的哪个酒店", "hotel")))
 
+    def test_油画_is_painting_露营_camping_and_a_photo_photography(self):
+        self.assert_each_finds_first(
+            {"paint": "报了个油画班，每周六上课", "camp": "国庆去露营了，晚上冷死了", "photo": "拍的星空照片被杂志选上了",
+             "lego": "Spent the whole Sunday building a Lego Millennium Falcon"},
+            (("我在学画画吗", "paint"), ("did we go camping?", "camp"), ("我的摄影作品", "photo")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
