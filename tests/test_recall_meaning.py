@@ -1673,6 +1673,12 @@ class LifeTopicTest(RecallTest):
              "lego": "Spent the whole Sunday building a Lego Millennium Falcon"},
             (("我在学画画吗", "paint"), ("did we go camping?", "camp"), ("我的摄影作品", "photo")))
 
+    def test_furniture_covers_a_sofa_and_a_bed(self):
+        self.assert_each_finds_first(
+            {"sofa": "Ordered a new sectional sofa, arrives in 6 weeks", "shoes": "双十一买了三双运动鞋",
+             "bed": "新买的床垫太硬了"},
+            (("what furniture did I buy?", "sofa"), ("买了什么家具", "bed")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
