@@ -71,7 +71,6 @@ def _routed_docs(recall, routes, limit=200):
     return out
 
 
-_FRAME = []
 # Asking for advice ("any tips for my trip?", "can you recommend a lens?", "推荐个镜头", "有什么建议"): the asking
 # words frame the request, like "describe" a question; "what advice did Sam give me?" asks about advice.
 _ADVICE = "tips?|ideas?|suggestions?|advice|recommendations?|pointers"
@@ -91,6 +90,8 @@ ADVICE_GIVEN = Lazy(r"(?<![a-z'])(?:i|we) (?:got|received|was given|were given|h
                     needs=("got", "received", "given", "heard", "did", "has", "had", "have", "过"))
 ADVICE_WORDS = frozenset(("tip", "idea", "suggest", "suggestion", "advic", "advis", "recommend", "recommendat",
                           "pointer", "推荐", "建议"))  # as stemmed
+
+_FRAME = []
 
 
 def frame_terms():
