@@ -1679,6 +1679,11 @@ class LifeTopicTest(RecallTest):
              "bed": "新买的床垫太硬了"},
             (("what furniture did I buy?", "sofa"), ("买了什么家具", "bed")))
 
+    def test_a_houseplant_covers_a_monstera(self):
+        self.assert_each_finds_first(
+            {"plant": "My monstera finally grew a new leaf", "dog": "We named the puppy Waffles"},
+            (("how's my houseplant doing?", "plant"), ("how are my plants?", "plant")))
+
     def test_a_relation_before_a_one_character_verb_is_still_the_relation(self):
         # 给我妈买: 妈 and the unknown pair 妈买 start together; 妈 is no verb of a phrasal pair, and weighs whole
         self.assert_each_finds_first(
