@@ -408,6 +408,23 @@ class ForgetReachTest(Base):
         self.assertEqual((union["speaker"], union["role"]), ("Tenants Union", "other"))
 
 
+
+def full_disk_after(n):
+    """storage.write_once refusing with DISK_FULL once n files are written (a patch, used with `with`)."""
+    from unittest import mock
+
+    real = storage.write_once
+    written = []
+
+    def write_once(root, target, data, **kwargs):
+        written.append(target)
+        if len(written) > n:
+            raise PuError("DISK_FULL", "no space left", "free some")
+        return real(root, target, data, **kwargs)
+
+    return mock.patch.object(storage, "write_once", write_once)
+
+
 class ResumableImportTest(Base):
     LINES = [{"ref": f"m{i}", "speaker": "me", "text": f"第{i}句：那年夏天在海边"} for i in range(5)]
 
@@ -456,19 +473,8 @@ class ResumableImportTest(Base):
         self.assertTrue(gate.session_check(self.root, "t1")["obligations_met"])
 
     def test_a_full_disk_part_way_is_finished_by_the_next_run(self):
-        from unittest import mock
-
         path = self.history_file()
-        real = storage.write_once
-        count = []
-
-        def full_after_two(root, target, data, **kwargs):
-            count.append(target)
-            if len(count) > 2:
-                raise PuError("DISK_FULL", "no space left", "free some")
-            return real(root, target, data, **kwargs)
-
-        with mock.patch.object(storage, "write_once", full_after_two):
+        with full_disk_after(2):
             with self.assertRaises(PuError):
                 history.import_history(self.root, "jsonl", path)
         self.assertEqual(len(open_index(self.root).db.execute("SELECT * FROM captures").fetchall()), 2)
@@ -476,22 +482,12 @@ class ResumableImportTest(Base):
         self.assertEqual((again["imported"], again["already_present"]), (3, 2))
         self.assertEqual(open_index(self.root).pending_capture_ids(), [])
 
-
     def test_a_full_disk_in_a_later_batch_keeps_every_file_written_before_it(self):
         from unittest import mock
 
         path = self.history_file()
-        real = storage.write_once
-        count = []
-
-        def full_after_three(root, target, data, **kwargs):
-            count.append(target)
-            if len(count) > 3:
-                raise PuError("DISK_FULL", "no space left", "free some")
-            return real(root, target, data, **kwargs)
-
-        # batches of two: the first is registered while the second is written, which fails at its second file
-        with mock.patch.object(history, "BATCH", 2), mock.patch.object(storage, "write_once", full_after_three):
+        # batches of two: the first is registered, then the second fails at its second file
+        with mock.patch.object(history, "BATCH", 2), full_disk_after(3):
             with self.assertRaises(PuError) as ctx:
                 history.import_history(self.root, "jsonl", path)
         self.assertEqual(ctx.exception.code, "DISK_FULL")
