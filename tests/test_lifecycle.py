@@ -408,7 +408,6 @@ class ForgetReachTest(Base):
         self.assertEqual((union["speaker"], union["role"]), ("Tenants Union", "other"))
 
 
-
 def full_disk_after(n):
     """storage.write_once refusing with DISK_FULL once n files are written (a patch, used with `with`)."""
     from unittest import mock
