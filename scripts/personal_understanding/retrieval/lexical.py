@@ -88,8 +88,8 @@ ADVICE_GIVEN = Lazy(r"(?<![a-z'])(?:i|we) (?:got|received|was given|were given|h
                     r"|(?<![a-z])(?:did|has|had|have) (?:\w+ ){0,3}(?:give|gave|given|suggest|recommend|tell|told)"
                     r"|(?:给过|说过|提过|推荐过|建议过)", re.IGNORECASE,
                     needs=("got", "received", "given", "heard", "did", "has", "had", "have", "过"))
-ADVICE_WORDS = frozenset(("tip", "idea", "suggest", "suggestion", "advic", "advis", "recommend", "recommendat",
-                          "pointer", "推荐", "建议"))  # as stemmed
+ADVICE_WORDS = frozenset(stem(w) for w in ("tip", "idea", "suggest", "suggestion", "advice", "advise", "recommend",
+                                            "recommendation", "pointer", "推荐", "建议"))
 
 _FRAME = []
 
