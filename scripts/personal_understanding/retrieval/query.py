@@ -76,6 +76,7 @@ class Query:
         self.text_cache = {}  # doc -> folded text, for verbatim phrases
         self.asks_when = False  # set by the probe for "when did I ..." questions
         self.asks_now = False  # set by the probe for "... now?", "still ...?", 现在 questions
+        self.content_terms = None  # when.content_terms, once asked
         self.named = set()  # speakers the question names (whose.resolve)
         self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
         self.specific = {}  # query word -> share of its weight kept for how common the language finds it

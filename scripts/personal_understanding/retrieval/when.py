@@ -33,9 +33,12 @@ ASKS_NOW = Lazy(
 
 
 def content_terms(q):
-    """The query's terms once its time expressions and question-frame words are taken out."""
-    frame = frame_terms()
-    return [t for t in weighted_terms(q.rest, q.recall.lexicon()) if t not in frame]
+    """The query's terms once its time expressions and question-frame words are taken out (worked out once
+    a probe: the listing, overview and now readings all ask)."""
+    if q.content_terms is None:
+        frame = frame_terms()
+        q.content_terms = tuple(t for t in weighted_terms(q.rest, q.recall.lexicon()) if t not in frame)
+    return q.content_terms
 
 
 def is_time_only(q):
