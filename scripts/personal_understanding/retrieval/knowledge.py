@@ -227,14 +227,19 @@ def load(root=None):
     views when that is current, else made and kept there)."""
     got = _cache.get("shipped")
     if got is None:
-        path = _cache_path(root) if root is not None else None
-        made = _read_cache(path) if path is not None else None
+        path = signature = None
+        if root is not None:
+            try:
+                path, signature = _cache_path(root), _signature()
+            except OSError:
+                path = None  # data it cannot list: no copy, the thesaurus is made each time
+        made = _read_cache(path, signature) if path is not None else None
         if made is not None:
             got = Thesaurus.restored(made)
         else:
             got = Thesaurus(*(_lines(name) for name in FILES))
             if path is not None:
-                _keep(root, path, got)
+                _keep(root, path, signature, got)
         _cache["shipped"] = got
     return got
 
@@ -259,13 +264,14 @@ def _signature():
     return tuple(out)
 
 
-def _read_cache(path):
-    """(groups, kin_chars, cjk_max) from the kept copy, or None when it is missing, stale or unreadable."""
+def _read_cache(path, signature):
+    """(groups, kin_chars, cjk_max) from the kept copy, or None when it is missing, stale (made from
+    other data than `signature` names) or unreadable."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # a link planted there is not followed
         with open(fd, "rb") as fh:
-            signature, made = marshal.loads(fh.read())
-        if signature != _signature() or not isinstance(made, tuple) or len(made) != 3 \
+            kept, made = marshal.loads(fh.read())
+        if kept != signature or not isinstance(made, tuple) or len(made) != 3 \
                 or not isinstance(made[0], dict):
             return None
         return made
@@ -273,11 +279,11 @@ def _read_cache(path):
         return None
 
 
-def _keep(root, path, thesaurus):
+def _keep(root, path, signature, thesaurus):
     from .. import storage
     from ..errors import PuError
 
     try:
-        storage.write_derived(root, path, marshal.dumps((_signature(), thesaurus.made())))
+        storage.write_derived(root, path, marshal.dumps((signature, thesaurus.made())))
     except (PuError, OSError):
-        pass  # a folder it cannot write, data it cannot list: the next process makes it again
+        pass  # a folder it cannot write: the next process makes it again
