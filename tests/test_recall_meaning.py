@@ -558,6 +558,13 @@ class LifeTopicTest(RecallTest):
             ids = self.asked(question)
             self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
 
+    def test_a_question_about_the_car_does_not_find_taking_care_of_a_cat(self):
+        said = self.say_each({"cat": "Taking care of the neighbour's cat all week, she feeds twice a day.",
+                              "car": "The car is making a grinding noise when I brake.",
+                              "flight": "My plane to Denver got delayed three hours."})
+        self.assertEqual(self.asked("what's wrong with my car?"), [said["car"]])
+        self.assertEqual(self.asked("what are my plans this weekend?"), [])  # a plane is no plan
+
     def test_the_doctors_words_are_health_and_preparing_for_an_exam_is_the_exam(self):
         self.assert_each_finds_first(
             {"doctor": "Doctor said my cholesterol is too high, need to cut red meat.",

@@ -207,6 +207,8 @@ class ContentTermsTest(unittest.TestCase):
             ("make", "makes", "making"), ("study", "studies", "studied", "studying"),
             ("quick", "quickly"), ("movie", "movies"), ("box", "boxes"), ("stop", "stopped", "stopping"),
             ("complete", "completed", "completely"), ("meeting", "meetings", "meet"), ("use", "used", "using"),
+            ("hope", "hoped", "hoping"), ("time", "times", "timing"), ("care", "cared", "caring"), ("plane", "planes"),
+            ("plan", "planned", "planning"), ("hop", "hopped", "hopping"), ("late", "lately"), ("share", "sharing"),
         ]
         for group in groups:
             with self.subTest(group=group):
@@ -219,6 +221,13 @@ class ContentTermsTest(unittest.TestCase):
         self.assertEqual(stem("café"), "café")
         self.assertNotEqual(stem("news"), stem("new"))  # an s that makes no plural stays
         self.assertNotEqual(stem("lens"), stem("len"))
+
+    def test_a_final_e_on_one_short_syllable_keeps_words_apart(self):
+        # care is not car, nor a plane a plan, wine a win, time the name Tim, James jam
+        for one, other in (("care", "car"), ("plane", "plan"), ("wine", "win"), ("time", "tim"), ("hope", "hop"),
+                           ("james", "jam"), ("bite", "bit"), ("rate", "rat"), ("site", "sit"), ("hoping", "hopping")):
+            with self.subTest(pair=(one, other)):
+                self.assertNotEqual(stem(one), stem(other))
 
     def test_a_phrasal_verb_is_also_the_word_it_means(self):
         lex = None

@@ -468,10 +468,12 @@ def stem(word):
     (retirement -> retire; station keeps it); else -ing or -ed (not
     -eed) when a vowel stays, undoubling a final double consonant other than
     l/s/z (running -> run); else -ly after a stem of 4+ letters that does not
-    look like part of the word (family, supply, butterfly keep it). Finally a
-    trailing e is dropped and a trailing consonant+y becomes i, so
-    make/makes/making and study/studies/studied meet. The output is an index
-    key, not an English word.
+    look like part of the word (family, supply, butterfly keep it); a stem of
+    one short syllable gets back the e the ending took (hoping -> hope, not
+    hopping -> hop). Finally a trailing e is dropped unless the word is one
+    short syllable (complete -> complet, time and care keep it: never tim or
+    car), and a trailing consonant+y becomes i, so make/makes/making and
+    study/studies/studied meet. The output is an index key, not an English word.
     """
     w = word
     if w.endswith("'s"):
@@ -496,7 +498,7 @@ def stem(word):
             if base[-1] not in _NO_LY and not (base[-1] == base[-2] and base[-1] != "l"):
                 w = base
     if len(w) >= 3:
-        if w[-1] == "e" and w[-2] != "e":
+        if w[-1] == "e" and w[-2] != "e" and _drops_e(w[:-1]):
             w = w[:-1]
         elif w[-1] == "y" and w[-2] not in _VOWELS:
             w = w[:-1] + "i"
@@ -551,8 +553,26 @@ def _strip_inflection(w, cut):
     if len(base) < 2 or not (_VOWELS & set(base)):
         return False, w
     if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1] not in _VOWELS:
-        base = base[:-1]
+        return True, base[:-1]  # hopping -> hop
+    if _measure(base) == 1 and _short_syllable(base):
+        base += "e"  # hoping -> hope, timing -> time: the e the ending took
     return True, base
+
+
+def _short_syllable(w):
+    """Ends consonant-vowel-consonant, the last not w, x or y (hop, tim, car): a final e after it is part of
+    the word (hope, time, care), and a word of one such syllable took its e off for -ing or -ed."""
+    if len(w) < 3 or w[-1] in "wxy":
+        return False
+    vowel = [ch in "aeiou" or (ch == "y" and i > 0 and w[i - 1] not in "aeiou") for i, ch in enumerate(w)]
+    return not vowel[-3] and vowel[-2] and not vowel[-1]
+
+
+def _drops_e(base):
+    """A final e goes when the word is longer than one short syllable (complete -> complet, use -> us) and
+    stays on one (time, care, plane, hope), so that they never meet tim, car, plan and hop."""
+    m = _measure(base)
+    return m > 1 or (m == 1 and not _short_syllable(base))
 
 
 _PHRASAL = _phrasal_words()  # here, after stem, which it uses
