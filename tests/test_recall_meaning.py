@@ -558,6 +558,16 @@ class LifeTopicTest(RecallTest):
             ids = self.asked(question)
             self.assertEqual(set(ids), {said["loans"], said["pay"]}, question)
 
+    def test_a_kind_of_tea_is_tea_and_trekking_is_hiking_and_a_count_is_no_word(self):
+        said = self.assert_each_finds_first(
+            {"tea": "我最近迷上了普洱，尤其是熟普，生普太涩了我喝不惯。",
+             "camera": "我用的是富士X-T4，平时主要拍街头和人像，不太喜欢拍风景。",
+             "trek": "Two days trekking in the Smokies, my knees hate the descents.",
+             "coat": "买了一件羽绒服，挺暖和的。"},
+            (("推荐一款适合我的茶？", "tea"), ("how was my last hike?", "trek")))
+        # 一件 says how many, not what: a question that only shares it does not find the down jacket
+        self.assertNotIn(said["coat"], self.asked("推荐一件毛衣"))
+
     def test_a_question_about_the_car_does_not_find_taking_care_of_a_cat(self):
         said = self.say_each({"cat": "Taking care of the neighbour's cat all week, she feeds twice a day.",
                               "car": "The car is making a grinding noise when I brake.",

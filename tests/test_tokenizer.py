@@ -222,6 +222,16 @@ class ContentTermsTest(unittest.TestCase):
         self.assertNotEqual(stem("news"), stem("new"))  # an s that makes no plural stays
         self.assertNotEqual(stem("lens"), stem("len"))
 
+    def test_a_count_and_its_classifier_are_no_content_word(self):
+        def terms(text):
+            return [t for _tok, t, _w in content_tokens(text, None)]
+        self.assertEqual(terms("买了一件外套"), ["买", "外套"])
+        self.assertEqual(terms("这款手机"), ["手机"])
+        self.assertEqual(terms("一只猫两只狗"), ["猫", "狗"])
+        for word in ("条件", "台风", "部门", "存款"):  # a classifier character starting a word of its own
+            with self.subTest(word=word):
+                self.assertIn(word, terms(word + "很重要"))
+
     def test_a_final_e_on_one_short_syllable_keeps_words_apart(self):
         # care is not car, nor a plane a plan, wine a win, time the name Tim, James jam
         for one, other in (("care", "car"), ("plane", "plan"), ("wine", "win"), ("time", "tim"), ("hope", "hop"),

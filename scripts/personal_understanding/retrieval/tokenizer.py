@@ -126,7 +126,7 @@ def content_tokens(text, lexicon=None, tokens=None):
         term = tok.text
         kind = tok.kind
         if kind == "cjk":
-            if term in zh:
+            if term in zh or _measure_word(tokens, i):
                 continue
         elif kind == "latin":
             kin = _in_law(text, tokens, i)
@@ -379,6 +379,21 @@ def _segment(norm, start, end, lex):
 # classifier is the classifier plus a noun: 这|部手机 reads 这部|手机 (a phone).
 _COUNTING = frozenset("这 那 哪 每 某 各 该 此 一 二 两 三 四 五 六 七 八 九 十 几 半 整 好几 这几 那几".split())
 _CLASSIFIERS = frozenset("个只条件张本块把辆位双杯瓶碗首篇封座棵支枝架艘套间颗粒幅盏顶副株匹部台份根片群")
+
+
+_MEASURES = _CLASSIFIERS | frozenset("款种")
+
+
+def _measure_word(tokens, i):
+    """Is tokens[i] a count and its classifier (一件, 两双, 每个) or a classifier after one (这|款|手机)? It says how
+    many, never what: 买了一件外套 is about the coat."""
+    term = tokens[i].text
+    if len(term) == 2:
+        return term[0] in _COUNTING and term[1] in _MEASURES
+    if len(term) == 1 and term in _MEASURES and i:
+        before = tokens[i - 1]
+        return before.end == tokens[i].start and before.text in _COUNTING
+    return False
 
 
 # Dictionary words that are only ever a classifier and its noun (推荐本书, 写了封信): the noun alone.
