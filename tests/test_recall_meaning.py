@@ -564,7 +564,7 @@ class LifeTopicTest(RecallTest):
              "camera": "我用的是富士X-T4，平时主要拍街头和人像，不太喜欢拍风景。",
              "trek": "Two days trekking in the Smokies, my knees hate the descents.",
              "coat": "买了一件羽绒服，挺暖和的。"},
-            (("推荐一款适合我的茶？", "tea"), ("how was my last hike?", "trek")))
+            (("推荐一款适合我的茶？", "tea"), ("how was my last hike?", "trek"), ("was the downhill hard?", "trek")))
         # 一件 says how many, not what: a question that only shares it does not find the down jacket
         self.assertNotIn(said["coat"], self.asked("推荐一件毛衣"))
 
