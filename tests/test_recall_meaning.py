@@ -357,8 +357,11 @@ class WhyQuestionTest(RecallTest):
         self.hyp = hypotheses.add_hypothesis(self.root, "周一例会的压力让胃不舒服", [self.e1, self.e2])["id"]
 
     def test_a_why_question_reaches_the_hypothesis_through_its_supports(self):
-        # 肚子 is in no record; the events are met only through the single character 疼.
-        self.assertEqual(self.probe("我肚子老疼")["status"], "below_threshold")
+        # 肚子 is in no record; the events are met only through the one-character word 疼: the plain question
+        # finds the turns and events that say it, not the hypothesis; asking why puts the hypothesis first.
+        plain = self.top_ids(self.probe("我肚子老疼"))
+        self.assertIn(self.e1, plain)
+        self.assertNotEqual(plain[0], self.hyp)
         out = self.probe("为什么我肚子老疼")
         self.assertEqual(out["status"], "ok")
         row = out["top"][0]
@@ -567,6 +570,13 @@ class LifeTopicTest(RecallTest):
             (("推荐一款适合我的茶？", "tea"), ("how was my last hike?", "trek"), ("was the downhill hard?", "trek")))
         # 一件 says how many, not what: a question that only shares it does not find the down jacket
         self.assertNotIn(said["coat"], self.asked("推荐一件毛衣"))
+
+    def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
+        said = self.say_each({"car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火，修了好几次。",
+                              "school": "山东大学的录取通知书到了"})
+        # 修 is the question's own word (值得 matched nothing): the turn that says it is found, not held back
+        self.assertEqual(self.asked("我的车还值得修吗"), [said["car"]])
+        self.assertNotIn(said["school"], self.asked("我的车还值得修吗"))
 
     def test_a_question_about_the_car_does_not_find_taking_care_of_a_cat(self):
         said = self.say_each({"cat": "Taking care of the neighbour's cat all week, she feeds twice a day.",

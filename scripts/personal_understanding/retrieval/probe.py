@@ -20,6 +20,7 @@ DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2000  # tokens of material
 ASSOCIATION_WEIGHT = 0.5
 ASSOCIATION_LIMIT = 6
+SET_ASIDE = ("rejected", "expired", "redirected", "forgotten")  # statuses a spread never reaches (history does)
 CHANNEL_DEPTH = 30
 
 
@@ -58,7 +59,7 @@ def associations(q, channels, rows, routes, lexical_keys):
         if node in seeds or f"r:{node}" in lexical_keys:
             continue
         row = q.recall.doc_for_key(f"r:{node}")
-        if row is None:
+        if row is None or row["status"] in SET_ASIDE:  # found by its own words only: a rejected cause is no lead
             continue
         ok, _why = q.admits(row, direct=False)
         if not ok:

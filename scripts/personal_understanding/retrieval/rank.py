@@ -36,7 +36,7 @@ def term_strength(qweights, dfs, total_docs, specific=None):
     return {t: w * specific.get(t, 1.0) * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
-def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None):
+def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None, single_words=()):
     """Score documents, each within its own channel.
 
     strength: {term: qweight * idf}; postings: {term: [(doc, tf)]}; rows:
@@ -45,14 +45,17 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     words from slices); feedback: terms lent by the best matches (they score,
     but never make a match count as the user's words); groups: {term: (query words)}
     for stand-ins (built-in knowledge): per query word only the best of its
-    stand-ins counts, and none is the anchor. Returns {channel: {doc: (score, detail)}}.
+    stand-ins counts, and none is the anchor; single_words: the query's one-character words (修, 车), weighed
+    as little as slices. Returns {channel: {doc: (score, detail)}}.
 
     The anchor is the query's rarest whole word. A document that matched only
     words far more common than the anchor (a long record hit by everyday words)
     keeps a share of its score that grows with how much of the query it covers;
     the longer the query, the less one missing word counts. A document is below the
     content threshold when the query has whole words and it matched only slices
-    of them (山东大学 must not be found by 大学, 难 must not stand for 难打).
+    of them (山东大学 must not be found by 大学, 难 must not stand for 难打). A one-character word
+    counts as a word when none of the query's whole words is in the archive: in "我的车还值得修吗"
+    值得 is nowhere, and 修 is what is left of the question.
     """
     qweights = qweights or {}
     if not strength:
@@ -62,6 +65,8 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     # turn that says the user's own word (我爸下周做手术), however short that word is.
     strong_query = any(w >= STRONG for t, w in qweights.items() if t not in groups and t not in feedback)
     own = {t: w for t, w in strength.items() if t not in feedback and t not in groups} or strength
+    if any(qweights.get(t, 1.0) >= STRONG for t in own):
+        single_words = ()
     words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
     rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
     anchor = max(words, key=lambda t: (rarity[t], t))
@@ -104,7 +109,7 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
         if not (has_anchor and anchor_counts) and not any(rarity[t] >= common for t in mine if t not in groups):
             coverage = min(1.0, sum(strength[t] for t in mine) / total_weight)
             score *= floor + (1 - floor) * coverage
-        only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG for t in mine)
+        only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG and t not in single_words for t in mine)
         channel = out.get(rows[doc]["channel"])
         if channel is None:
             channel = out[rows[doc]["channel"]] = {}
