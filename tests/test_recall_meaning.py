@@ -571,6 +571,12 @@ class LifeTopicTest(RecallTest):
         # 一件 says how many, not what: a question that only shares it does not find the down jacket
         self.assertNotIn(said["coat"], self.asked("推荐一件毛衣"))
 
+    def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
+        said = self.say_each({"ask": "推荐一款适合我的茶？",
+                              "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
+        self.assertNotIn(said["ask"], self.asked("有什么镜头推荐吗"))  # 推荐 asks; the lens is what is asked about
+        self.assertEqual(self.asked("我该买什么车？"), [said["car"]])
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火，修了好几次。",
                               "school": "山东大学的录取通知书到了"})

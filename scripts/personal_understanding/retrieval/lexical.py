@@ -81,7 +81,8 @@ ADVICE_REQUEST = Lazy(
     rf"|\bwhat\s+(?:do|would)\s+you\s+(?:recommend|suggest|advise)"
     rf"|^\W*(?:[\w']+\s+){{0,2}}(?:{_ADVICE})\s+(?:for|on|about)\s|\b(?:{_ADVICE})\W*$"
     rf"|\b(?:i\s+need|i'd\s+like|i\s+want|looking\s+for)\s+(?:some\s+)?(?:{_ADVICE})\b"
-    r"|^\W*(?:请)?(?:推荐|建议)|有(?:什么|没有|啥)(?:好的?)?(?:推荐|建议)|给(?:我)?(?:点|些|一些|个)?(?:建议|推荐)|求推荐",
+    r"|^\W*(?:请)?(?:推荐|建议)|有(?:什么|没有|啥)(?:好的?)?(?:推荐|建议)|给(?:我)?(?:点|些|一些|个)?(?:建议|推荐)|求推荐"
+    r"|(?:推荐|建议)(?:一下|下)?(?:吗|呢|么|嘛|啊|吧)?\W*$",
     re.IGNORECASE, needs=("tip", "idea", "suggest", "advice", "advis", "recommend", "pointer", "推荐", "建议"))  # (1.5 ms)
 # ... unless it asks about advice given before: "any career advice I got?", "what tips did my coach give?"
 ADVICE_GIVEN = Lazy(r"(?<![a-z'])(?:i|we) (?:got|received|was given|were given|heard)(?![a-z])"
