@@ -571,6 +571,12 @@ class LifeTopicTest(RecallTest):
         # 一件 says how many, not what: a question that only shares it does not find the down jacket
         self.assertNotIn(said["coat"], self.asked("推荐一件毛衣"))
 
+    def test_a_pace_is_a_runs_and_a_new_home_is_where_one_moves_to(self):
+        said = self.say_each({"run": "今天跑了十公里，配速五分半", "exam": "女儿期末数学考了98分",
+                              "move": "下个月搬到浦东，离公司近一点", "tooth": "智齿发炎了，医生说要拔"})
+        self.assertEqual(self.asked("what's my pace?"), [said["run"]])
+        self.assertEqual(self.asked("新家在哪"), [said["move"]])
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
