@@ -54,8 +54,8 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     the longer the query, the less one missing word counts. A document is below the
     content threshold when the query has whole words and it matched only slices
     of them (山东大学 must not be found by 大学, 难 must not stand for 难打). A one-character word
-    counts as a word when none of the query's whole words is in the archive: in "我的车还值得修吗"
-    值得 is nowhere, and 修 is what is left of the question.
+    counts as a word when none of the query's whole words, nor anything standing for one, is in
+    the archive: in "我的手表还值得修吗" 手表 and 值得 are nowhere, and 修 is what is left of the question.
     """
     qweights = qweights or {}
     if not strength:
@@ -65,8 +65,8 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     # turn that says the user's own word (我爸下周做手术), however short that word is.
     strong_query = any(w >= STRONG for t, w in qweights.items() if t not in groups and t not in feedback)
     own = {t: w for t, w in strength.items() if t not in feedback and t not in groups} or strength
-    if any(qweights.get(t, 1.0) >= STRONG for t in own):
-        single_words = ()
+    if any(qweights.get(t, 1.0) >= STRONG for t in own) or any(t in groups for t in strength):
+        single_words = ()  # the question's words, or what stands for them, are in the archive
     words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
     rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
     anchor = max(words, key=lambda t: (rarity[t], t))
