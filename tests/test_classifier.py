@@ -129,6 +129,18 @@ class SavedByDefault(Helpers):
                           "personal")
         self.assertSignal(["how do I fix the weekend cron job", "this segfault is killing me"], "technical")
 
+    def test_what_someone_the_speaker_knows_did_to_them_is_saved_however_technical_the_rest(self):
+        self.assertSignal(["ugh the kubernetes upgrade broke prod again and my manager is furious with me",
+                           "my boss yelled at me because the deploy failed", "老板又因为线上bug骂我了"],
+                          "personal", "reaction-to-me")
+        self.assertSignal(["the compiler is mad at me lol", "my manager wants the report in CSV format, how do I export it?"],
+                          "technical")
+
+    def test_remind_me_that_tells_something_to_keep_and_remind_me_what_asks(self):
+        self.assertSignal(["remind me that my passport expires in March", "please remind me that I promised Jo a ride in May",
+                           "don't let me forget: dentist on the 14th"], "personal", "remember-request")
+        self.assertSignal(["remind me what my passport number is", "remind me, when does my passport expire?"], "recall")
+
     def test_news_inside_a_how_to_question_and_family_named_without_a_pronoun_are_saved(self):
         # 怎么跟老板说我怀孕了 asks how to tell the boss: the pregnancy is news, not a question to the memory
         self.assertSignal(["怎么跟老板说我怀孕了", "我怎么和我妈说我辞职了", "周末公婆要来，做什么菜好",

@@ -39,6 +39,14 @@ class TurnTest(ArchiveTest):
         self.assertEqual((again["repeated"], again["capture_id"]), (True, out["capture_id"]))
         self.assertEqual(len(open_index(self.root).turn_capture_ids("t1")), 1)
 
+    def test_a_reminder_to_keep_and_a_boss_yelling_over_a_deploy_are_saved(self):
+        for n, text in enumerate(("remind me that my passport expires in March",
+                                  "my boss yelled at me because the deploy failed")):
+            with self.subTest(text=text):
+                out = turn(self.root, text, turn_id=f"k{n}")
+                self.assertTrue(out["captured"], out["receipt"])
+                self.assertFalse(out["read_turn"])
+
     def test_a_skip_turn_saves_and_reads_nothing(self):
         out = turn(self.root, "how do I reverse a list in python", turn_id="t1")
         self.assertEqual((out["captured"], out["capture_id"], out["read_turn"]), (False, None, False))

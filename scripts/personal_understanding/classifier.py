@@ -197,6 +197,11 @@ def _cues(msg, lex):
     doc = _first(msg.view.low, msg.view, lex, "personal_documents")
     if doc and not forms.template(msg.body, lex):  # "help me write a cover letter", not "a resignation letter template"
         found.append(("personal-document", short(doc), "life"))
+    # Someone the speaker knows, and what they did to them: the speaker's life however technical the rest
+    # ("the deploy failed and my manager is furious with me")
+    reaction = any(h[0] == "relationship-mention" for h in found) and forms.reaction_to_me(msg.body, lex)
+    if reaction:
+        found.append(("reaction-to-me", reaction, "life"))
     for s in msg.sents:
         remember = forms.remember_request(s, lex)
         if remember:

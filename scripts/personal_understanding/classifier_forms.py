@@ -51,6 +51,8 @@ _EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|
 _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z'])")
 # Where a question starts inside a sentence: "My sister's visiting again — what did I say…"
 _EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
+# "remind me that my passport expires in March", "remind me to call mom": something to keep, not a question
+_EN_REMIND_KEEP = re.compile(r"(?:please\s+)?remind\s+me\s+(?:that|to)(?![a-z])")
 _EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
 # "…everything I've told you", "…what I said": a quantifier over the record right before the speaker's words,
 # not as the subject ("Everything I said is true")
@@ -109,6 +111,8 @@ def _forms(lex):
             "zh_request": anywhere(zh["request_prefixes"]),
             "zh_small": anywhere(zh["small_talk"]), "en_small": anywhere(en["small_talk"]),
             "zh_remember": anywhere(zh["remember_requests"]), "en_remember": anywhere(en["remember_requests"]),
+            "zh_reaction": anywhere(zh["reactions_to_me"]),
+            "en_reaction": re.compile(r"(?<![a-z'])" + alt(en["reactions_to_me"]) + r"(?![a-z'])"),
             # 把我跟表哥借钱那件事删掉, 忘了我刚才说的, 别记这个; "forget what I said about…", "don't save this":
             # an order at the start of a clause (我把照片删了 and "I forgot what I said" tell, they do not ask)
             "zh_forget": re.compile(r"^(?:请|麻烦你?|你|帮我|给我)*(?:把[^，,。！？!?]{0,30}?" + alt(zh["forget_objects"])
@@ -367,6 +371,13 @@ def remember_request(sent, lex):
     return m.group(0) if m else None
 
 
+def reaction_to_me(text, lex):
+    """What someone did or felt toward the speaker ("my manager is furious with me", 老板骂我), or None."""
+    f, low = _forms(lex), text.lower()
+    m = f["zh_reaction"].search(low) or f["en_reaction"].search(low)
+    return m.group(0) if m else None
+
+
 def forget_request(text, lex):
     """(evidence, start, end) of a clause asking to forget what was said, or None. The evidence is the
     request's own words ("forget what I said about", "…删掉"), never what it names: that is to go."""
@@ -483,6 +494,8 @@ def _en_recall(s, lex, technical):
     k = _en_question_start(s.low, f)
     low = s.low[k:]
     body = _strip(low, f["en_fillers"])
+    if _EN_REMIND_KEEP.match(body):
+        return []
     advice = f["en_advice"].search(low)
     memory = f["en_memory"].search(low) or f["en_you_know"].search(low) or (s.question and _EN_RECALL_Q.match(body))
     # "I said", "have I mentioned" ask the memory in a question or a retrieval request, not in "write a text about
