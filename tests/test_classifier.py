@@ -136,6 +136,11 @@ class SavedByDefault(Helpers):
         self.assertSignal(["the compiler is mad at me lol", "my manager wants the report in CSV format, how do I export it?"],
                           "technical")
 
+    def test_a_person_to_deal_with_and_a_first_marathon_asked_about_are_the_speakers(self):
+        self.assertSignal(["how do I deal with a coworker who takes credit for my work",
+                           "any tips for running my first marathon in October?"], "personal")
+        self.assertSignal(["how do I deal with a merge conflict", "how do I handle an exception in python"], "technical")
+
     def test_remind_me_that_tells_something_to_keep_and_remind_me_what_asks(self):
         self.assertSignal(["remind me that my passport expires in March", "please remind me that I promised Jo a ride in May",
                            "don't let me forget: dentist on the 14th"], "personal", "remember-request")

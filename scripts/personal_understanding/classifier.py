@@ -202,6 +202,9 @@ def _cues(msg, lex):
     reaction = any(h[0] == "relationship-mention" for h in found) and forms.reaction_to_me(msg.body, lex)
     if reaction:
         found.append(("reaction-to-me", reaction, "life"))
+    plight = forms.plight_with(msg.body, lex)
+    if plight:
+        found.append(("plight", plight, "life"))
     for s in msg.sents:
         remember = forms.remember_request(s, lex)
         if remember:

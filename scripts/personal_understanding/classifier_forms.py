@@ -113,6 +113,9 @@ def _forms(lex):
             "zh_remember": anywhere(zh["remember_requests"]), "en_remember": anywhere(en["remember_requests"]),
             "zh_reaction": anywhere(zh["reactions_to_me"]),
             "en_reaction": re.compile(r"(?<![a-z'])" + alt(en["reactions_to_me"]) + r"(?![a-z'])"),
+            # "how do I deal with a coworker who…", "how to handle my mother-in-law": a person in the speaker's life
+            "en_plight": re.compile(r"(?<![a-z'])" + alt(en["plight_verbs"]) + r"\s+(?:a|an|my|our)\s+(?:[a-z-]+\s+)?"
+                                    + alt(en["relations"] + en["relations_work"]) + r"(?![a-z'])"),
             # 把我跟表哥借钱那件事删掉, 忘了我刚才说的, 别记这个; "forget what I said about…", "don't save this":
             # an order at the start of a clause (我把照片删了 and "I forgot what I said" tell, they do not ask)
             "zh_forget": re.compile(r"^(?:请|麻烦你?|你|帮我|给我)*(?:把[^，,。！？!?]{0,30}?" + alt(zh["forget_objects"])
@@ -375,6 +378,12 @@ def reaction_to_me(text, lex):
     """What someone did or felt toward the speaker ("my manager is furious with me", 老板骂我), or None."""
     f, low = _forms(lex), text.lower()
     m = f["zh_reaction"].search(low) or f["en_reaction"].search(low)
+    return m.group(0) if m else None
+
+
+def plight_with(text, lex):
+    """Someone in the speaker's life they ask how to deal with ("how do I deal with a coworker who…"), or None."""
+    m = _forms(lex)["en_plight"].search(text.lower())
     return m.group(0) if m else None
 
 
