@@ -141,6 +141,10 @@ class SavedByDefault(Helpers):
                            "any tips for running my first marathon in October?"], "personal")
         self.assertSignal(["how do I deal with a merge conflict", "how do I handle an exception in python"], "technical")
 
+    def test_to_function_is_a_persons_verb_not_code(self):
+        self.assertSignal(["is 3 hours of sleep enough to function? newborn life is killing me"], "personal")
+        self.assertSignal(["what does this function do?", "how do I call a function in a loop"], "technical")
+
     def test_remind_me_that_tells_something_to_keep_and_remind_me_what_asks(self):
         self.assertSignal(["remind me that my passport expires in March", "please remind me that I promised Jo a ride in May",
                            "don't let me forget: dentist on the 14th"], "personal", "remember-request")

@@ -95,7 +95,7 @@ def _technical(text, view, lex):
         score += 1
         ev.append(acronyms[0])
     spans = [(a, b, 2) for a, b in view.spans("tech_strong")] + [(a, b, 1) for a, b in view.spans("tech_weak")]
-    taken = set()
+    taken = {k for a, b in view.spans("tech_not") for k in range(a, b)}  # "enough to function": the verb
     for a, b, pts in sorted(spans, key=lambda s: (s[0], s[0] - s[1])):
         if not taken.intersection(range(a, b)):  # "the build is" counts once, not thrice
             taken.update(range(a, b))

@@ -136,7 +136,8 @@ def _compile(data):
                              + alt(zh["body_symptoms"]))
     symbols = [w for w in tech["en_strong"] if re.search(r"[+#]", w)]  # c++, c#: tokens would drop the symbol
     index = {}  # English phrases: first token -> [(tokens, category)]
-    for cat, words in list(_words(en).items()) + [("tech_strong", tech["en_strong"]), ("tech_weak", tech["en_weak"])]:
+    for cat, words in list(_words(en).items()) + [("tech_strong", tech["en_strong"]), ("tech_weak", tech["en_weak"]),
+                                                  ("tech_not", tech["en_not_technical"])]:
         for w in words:
             if cat == "tech_strong" and w in symbols:
                 continue
