@@ -577,6 +577,12 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("what's my pace?"), [said["run"]])
         self.assertEqual(self.asked("新家在哪"), [said["move"]])
 
+    def test_the_driving_test_is_its_parts_and_shortsight_is_the_glasses_strength(self):
+        said = self.say_each({"test": "科目二挂了，下周补考", "glasses": "配了副新眼镜，度数又涨了",
+                              "stocks": "股票亏了两万，不敢看了"})
+        self.assertEqual(self.asked("驾照考得怎么样了"), [said["test"]])
+        self.assertEqual(self.asked("我近视多少度")[:1], [said["glasses"]])
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
