@@ -583,6 +583,15 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("驾照考得怎么样了"), [said["test"]])
         self.assertEqual(self.asked("我近视多少度")[:1], [said["glasses"]])
 
+    def test_a_thrift_find_is_secondhand_raccoons_are_pests_and_barking_is_noise(self):
+        self.assert_each_finds_first(
+            {"thrift": "Found a vintage leather jacket at the thrift store for $15",
+             "garden": "The raccoons ate all my strawberries again",
+             "dog": "The neighbors' dog barks all night, I left a note on their door",
+             "flu": "The whole house has the flu, even the dog seems sad"},
+            (("what did I buy secondhand?", "thrift"), ("any pests in the garden?", "garden"),
+             ("any noise issues at home?", "dog")))
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
