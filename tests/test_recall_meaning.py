@@ -592,6 +592,13 @@ class LifeTopicTest(RecallTest):
             (("what did I buy secondhand?", "thrift"), ("any pests in the garden?", "garden"),
              ("any noise issues at home?", "dog")))
 
+    def test_a_side_job_a_certificate_asked_with_its_verb_split_and_busy_weeks(self):
+        self.assert_each_finds_first(
+            {"job": "周末在咖啡店做兼职，一小时二十五", "cert": "在准备教师资格证，下个月笔试",
+             "overtime": "连续三个周末被叫去公司加班，项目下周上线", "teeth": "补了两颗蛀牙，花了八百",
+             "reunion": "高中同学聚会定在国庆，十年没见了"},
+            (("我有副业吗", "job"), ("我在考什么证", "cert"), ("最近有什么考试", "cert"), ("我最近是不是很忙", "overtime")))
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
