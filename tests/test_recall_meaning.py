@@ -599,6 +599,13 @@ class LifeTopicTest(RecallTest):
              "reunion": "高中同学聚会定在国庆，十年没见了"},
             (("我有副业吗", "job"), ("我在考什么证", "cert"), ("最近有什么考试", "cert"), ("我最近是不是很忙", "overtime")))
 
+    def test_a_maid_of_honor_is_a_bridesmaid_and_a_fiddle_leaf_fig_a_houseplant(self):
+        self.assert_each_finds_first(
+            {"wedding": "My best friend Priya asked me to be her maid of honor, wedding is in Goa in December",
+             "fig": "My fiddle leaf fig dropped three leaves this week",
+             "ankle": "Twisted my ankle stepping off the curb, it's swollen and purple"},
+            (("am I a bridesmaid?", "wedding"), ("how are my houseplants?", "fig")))
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
