@@ -606,6 +606,13 @@ class LifeTopicTest(RecallTest):
              "ankle": "Twisted my ankle stepping off the curb, it's swollen and purple"},
             (("am I a bridesmaid?", "wedding"), ("how are my houseplants?", "fig")))
 
+    def test_a_loan_is_not_any_money_and_a_boss_who_ran_off_with_it_is_a_scam(self):
+        said = self.say_each({"mortgage": "每个月房贷一万二，压力山大", "ask": "装修花了多少钱",
+                              "gym": "之前那家健身房老板跑路了，卡里还有三千块"})
+        # 还钱 in the data read as 钱 (还 is a stopword), so 贷款 stood for any money
+        self.assertEqual(self.asked("每个月还多少贷款")[:1], [said["mortgage"]])
+        self.assertIn(said["gym"], self.asked("有没有被骗过钱"))
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
