@@ -613,6 +613,14 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("每个月还多少贷款")[:1], [said["mortgage"]])
         self.assertIn(said["gym"], self.asked("有没有被骗过钱"))
 
+    def test_lasik_is_eye_surgery_sertraline_an_antidepressant_and_an_allergist_a_specialist(self):
+        said = self.assert_each_finds_first(
+            {"eye": "Got LASIK done, seeing 20/20 already", "meds": "Started on sertraline 50mg, the nausea is fading",
+             "allergy": "Allergist confirmed I'm allergic to tree nuts and shellfish",
+             "back": "Lower back pain again after the long drive"},
+            (("did I get eye surgery?", "eye"), ("any antidepressants?", "meds")))
+        self.assertIn(said["allergy"], self.asked("have I seen a specialist?"))
+
     def test_a_request_that_ends_in_tuijian_is_a_request_and_a_corolla_is_a_car(self):
         said = self.say_each({"ask": "推荐一款适合我的茶？",
                               "car": "我家那辆老卡罗拉开了十二年了，最近老是打不着火。"})
