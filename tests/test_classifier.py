@@ -141,6 +141,11 @@ class SavedByDefault(Helpers):
                            "any tips for running my first marathon in October?"], "personal")
         self.assertSignal(["how do I deal with a merge conflict", "how do I handle an exception in python"], "technical")
 
+    def test_a_profession_outside_code_told_beside_a_coding_question_is_the_speakers(self):
+        self.assertSignal(["I'm a nurse learning to code, how do I start with JavaScript?",
+                           "I'm a teacher and my school laptop keeps crashing"], "personal", "occupation")
+        self.assertSignal(["I'm a developer, how do I set up eslint with prettier"], "technical")
+
     def test_to_function_is_a_persons_verb_not_code(self):
         self.assertSignal(["is 3 hours of sleep enough to function? newborn life is killing me"], "personal")
         self.assertSignal(["what does this function do?", "how do I call a function in a loop"], "technical")
