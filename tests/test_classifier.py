@@ -146,6 +146,11 @@ class SavedByDefault(Helpers):
                            "I'm a teacher and my school laptop keeps crashing"], "personal", "occupation")
         self.assertSignal(["I'm a developer, how do I set up eslint with prettier"], "technical")
 
+    def test_a_certification_earned_and_a_relative_quiet_all_evening_outweigh_technical_words(self):
+        self.assertSignal(["I got the AWS certification! took me 4 months of studying after the kids went to bed",
+                           "my husband's code review went badly and he's been quiet all evening"], "personal")
+        self.assertSignal(["how do I renew an SSL certificate", "my dad's wifi is broken"], "technical")
+
     def test_to_function_is_a_persons_verb_not_code(self):
         self.assertSignal(["is 3 hours of sleep enough to function? newborn life is killing me"], "personal")
         self.assertSignal(["what does this function do?", "how do I call a function in a loop"], "technical")

@@ -152,6 +152,7 @@ def _compile(data):
         "zh_calendar": set(zh["calendar_times"]),
         "en_not_names": set(en["question_starts"] + en["third_person"] + ["it", "that", "there", "here", "let"]),
         "en_kin_modifiers": set(en["kin_modifiers"]), "en_feel_not": set(en["feel_not_state"]),
+        "en_earned": set(en["earned_after_tech"]),
         "common_acronyms": set(tech["common_acronyms"]),
         "zh_dismissive": tuple(zh["dismissive_negators"]),
         "zh_dehuang_exclude": set(zh["de_huang_exclude"]),
@@ -465,7 +466,8 @@ def en_cues(view, lex, hits):
                     hits.add("family-event", ev(p, y), "life")
             continue
         events = at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
-        events = [x for x in events if not after_tech(x)]
+        # "cron job": the life word is half of a technical term; "I got the AWS certification" is still earned
+        events = [x for x in events if not after_tech(x) or toks[x[0]] in lex["en_earned"]]
         for x in events:
             hits.add("life-event", ev(p, x), "life")
         for cat, code, kind, width in _EN_AFTER_SUBJECT:
