@@ -151,6 +151,10 @@ class SavedByDefault(Helpers):
                            "my husband's code review went badly and he's been quiet all evening"], "personal")
         self.assertSignal(["how do I renew an SSL certificate", "my dad's wifi is broken"], "technical")
 
+    def test_being_dismissed_told_beside_code_is_the_speakers(self):
+        self.assertSignal(["我被辞退了，代码写得再好也没用", "领导找我谈话，说要把我降职"], "personal")
+        self.assertSignal(["降职的接口返回什么"], "technical")
+
     def test_to_function_is_a_persons_verb_not_code(self):
         self.assertSignal(["is 3 hours of sleep enough to function? newborn life is killing me"], "personal")
         self.assertSignal(["what does this function do?", "how do I call a function in a loop"], "technical")
