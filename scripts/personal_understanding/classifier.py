@@ -199,10 +199,11 @@ def _cues(msg, lex):
         found.append(("personal-document", short(doc), "life"))
     # Someone the speaker knows, and what they did to them: the speaker's life however technical the rest
     # ("the deploy failed and my manager is furious with me")
-    reaction = any(h[0] == "relationship-mention" for h in found) and forms.reaction_to_me(msg.body, lex)
+    reaction = any(h[0] == "relationship-mention" for h in found) and _first(msg.view.low, msg.view, lex,
+                                                                             "reactions_to_me")
     if reaction:
         found.append(("reaction-to-me", reaction, "life"))
-    plight = forms.plight_with(msg.body, lex)
+    plight = forms.plight_with(msg.view.low, lex)
     if plight:
         found.append(("plight", plight, "life"))
     for s in msg.sents:

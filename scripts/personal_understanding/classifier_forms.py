@@ -111,8 +111,6 @@ def _forms(lex):
             "zh_request": anywhere(zh["request_prefixes"]),
             "zh_small": anywhere(zh["small_talk"]), "en_small": anywhere(en["small_talk"]),
             "zh_remember": anywhere(zh["remember_requests"]), "en_remember": anywhere(en["remember_requests"]),
-            "zh_reaction": anywhere(zh["reactions_to_me"]),
-            "en_reaction": re.compile(r"(?<![a-z'])" + alt(en["reactions_to_me"]) + r"(?![a-z'])"),
             # "how do I deal with a coworker who…", "how to handle my mother-in-law": a person in the speaker's life
             "en_plight": re.compile(r"(?<![a-z'])" + alt(en["plight_verbs"]) + r"\s+(?:a|an|my|our)\s+(?:[a-z-]+\s+)?"
                                     + alt(en["relations"] + en["relations_work"]) + r"(?![a-z'])"),
@@ -374,16 +372,10 @@ def remember_request(sent, lex):
     return m.group(0) if m else None
 
 
-def reaction_to_me(text, lex):
-    """What someone did or felt toward the speaker ("my manager is furious with me", 老板骂我), or None."""
-    f, low = _forms(lex), text.lower()
-    m = f["zh_reaction"].search(low) or f["en_reaction"].search(low)
-    return m.group(0) if m else None
-
-
-def plight_with(text, lex):
-    """Someone in the speaker's life they ask how to deal with ("how do I deal with a coworker who…"), or None."""
-    m = _forms(lex)["en_plight"].search(text.lower())
+def plight_with(low, lex):
+    """Someone in the speaker's life they ask how to deal with ("how do I deal with a coworker who…"), or None.
+    `low`: the text in lower case."""
+    m = _forms(lex)["en_plight"].search(low)
     return m.group(0) if m else None
 
 
