@@ -111,7 +111,6 @@ def query_terms(q, text):
     strongest = weighted_terms(text, lex, collapse=True)
     # A word the user repeats is what the message is about: it counts a little more, not n times.
     terms = {t: w * (1 + QUERY_TF * math.log(max(1.0, summed[t] / w))) for t, w in strongest.items() if w > 0}
-    single = {t for t, w in terms.items() if w >= rank.STRONG and len(t) == 1 and knowledge._is_cjk(t)}
     terms = rank.query_weights(terms, alias_chars)
     q.specific = {t: lex.specificity(t) for t, w in terms.items()
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
@@ -138,7 +137,6 @@ def query_terms(q, text):
             if term in terms and term not in rest:
                 terms[term] *= TIME_WORD_WEIGHT
     bridges = _bridges(recall, text, terms, routes, q.own_key)
-    q.single_words = frozenset(t for t in single if terms.get(t, 0.0) >= rank.STRONG * rank.SINGLE_CHAR_WEIGHT)
     return terms, routes, bridges
 
 
@@ -396,7 +394,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
         by_channel.setdefault(row["channel"], {})[doc] = row
     scored_by = rank.score_channels(strength, postings, rows, {ch: avg for ch, (_n, avg) in stats.items()},
                                     query_weights, feedback=feedback,
-                                    groups={t: bridges[t][5] for t in groups}, single_words=q.single_words)
+                                    groups={t: bridges[t][5] for t in groups})
     for channel in CHANNELS:
         in_channel = by_channel.get(channel, {})
         scored = scored_by.get(channel, {})

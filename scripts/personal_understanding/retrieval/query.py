@@ -80,7 +80,6 @@ class Query:
         self.named = set()  # speakers the question names (whose.resolve)
         self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
         self.specific = {}  # query word -> share of its weight kept for how common the language finds it
-        self.single_words = frozenset()  # one-character words of the query (修, 车): words, not slices
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []
         self.lexical = self.raw

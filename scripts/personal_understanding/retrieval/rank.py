@@ -36,7 +36,7 @@ def term_strength(qweights, dfs, total_docs, specific=None):
     return {t: w * specific.get(t, 1.0) * idf(total_docs, dfs[t]) for t, w in qweights.items() if dfs.get(t)}
 
 
-def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None, single_words=()):
+def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=(), groups=None):
     """Score documents, each within its own channel.
 
     strength: {term: qweight * idf}; postings: {term: [(doc, tf)]}; rows:
@@ -45,8 +45,7 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     words from slices); feedback: terms lent by the best matches (they score,
     but never make a match count as the user's words); groups: {term: (query words)}
     for stand-ins (built-in knowledge): per query word only the best of its
-    stand-ins counts, and none is the anchor; single_words: the query's one-character words (修, 车), weighed
-    as little as slices. Returns {channel: {doc: (score, detail)}}.
+    stand-ins counts, and none is the anchor. Returns {channel: {doc: (score, detail)}}.
 
     The anchor is the query's rarest whole word. A document that matched only
     words far more common than the anchor (a long record hit by everyday words)
@@ -65,8 +64,10 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     # turn that says the user's own word (我爸下周做手术), however short that word is.
     strong_query = any(w >= STRONG for t, w in qweights.items() if t not in groups and t not in feedback)
     own = {t: w for t, w in strength.items() if t not in feedback and t not in groups} or strength
-    if any(qweights.get(t, 1.0) >= STRONG for t in own) or any(t in groups for t in strength):
-        single_words = ()  # the question's words, or what stands for them, are in the archive
+    single_words = ()  # one-character words (修, 车): halved by query_weights, yet more than a slice's weight
+    if not any(qweights.get(t, 1.0) >= STRONG for t in own) and not any(t in groups for t in strength):
+        single_words = {t for t, w in qweights.items()
+                        if len(t) == 1 and ord(t) > 0x2e7f and STRONG * SINGLE_CHAR_WEIGHT <= w < STRONG}
     words = [t for t in own if qweights.get(t, 1.0) >= STRONG] or list(own)
     rarity = {t: strength[t] / max(qweights.get(t, 1.0), 1e-9) for t in strength}  # the term's IDF
     anchor = max(words, key=lambda t: (rarity[t], t))
