@@ -525,15 +525,19 @@ _KEEP_SUFFIX = frozenset(("apartment", "department", "experiment", "instrument",
                           "compliment", "complement", "sentiment", "business", "witness", "fitness", "wellness"))
 
 
+def _vowels(w):
+    """Which letters of w are vowels, as Porter reads them: a y after a consonant is one (try, happy)."""
+    out, prev = [], False
+    for i, ch in enumerate(w):
+        prev = ch in "aeiou" or (ch == "y" and i > 0 and not prev)
+        out.append(prev)
+    return out
+
+
 def _measure(w):
     """How many vowel-consonant sequences a stem has (Porter's m): the more, the more of a word it is."""
-    m, prev_vowel = 0, False
-    for i, ch in enumerate(w):
-        vowel = ch in "aeiou" or (ch == "y" and i > 0 and not prev_vowel)
-        if prev_vowel and not vowel:
-            m += 1
-        prev_vowel = vowel
-    return m
+    vowel = _vowels(w)
+    return sum(1 for a, b in zip(vowel, vowel[1:]) if a and not b)
 
 
 def _strip_derivation(w):
@@ -579,7 +583,7 @@ def _short_syllable(w):
     the word (hope, time, care), and a word of one such syllable took its e off for -ing or -ed."""
     if len(w) < 3 or w[-1] in "wxy":
         return False
-    vowel = [ch in "aeiou" or (ch == "y" and i > 0 and w[i - 1] not in "aeiou") for i, ch in enumerate(w)]
+    vowel = _vowels(w)
     return not vowel[-3] and vowel[-2] and not vowel[-1]
 
 
