@@ -20,7 +20,8 @@ DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2000  # tokens of material
 ASSOCIATION_WEIGHT = 0.5
 ASSOCIATION_LIMIT = 6
-SET_ASIDE = ("rejected", "expired", "redirected", "forgotten")  # statuses a spread never reaches (history does)
+# Statuses a spread never reaches: what the causal channel skips, except a superseded record (history).
+SET_ASIDE = tuple(s for s in causal.SKIP if s != "superseded")
 CHANNEL_DEPTH = 30
 
 
