@@ -627,6 +627,17 @@ class LifeTopicTest(RecallTest):
         self.assertNotIn(said["ask"], self.asked("有什么镜头推荐吗"))  # 推荐 asks; the lens is what is asked about
         self.assertEqual(self.asked("我该买什么车？"), [said["car"]])
 
+    def test_a_word_the_dictionary_lacks_is_not_read_as_its_piece_that_means_someone_else(self):
+        said = self.say_each({"ex": "前女友下个月结婚了", "partner": "女友昨天给我做了一顿饭",
+                              "due": "预产期在三月", "fish": "这个产期的鱼很便宜",
+                              "in_law": "小姑子说下周来住几天", "temple": "姑子庙在山上"})
+        # the ex is not the girlfriend who cooked, a due date no fish's season, a husband's sister no nun
+        self.assertEqual(self.asked("any news about my ex?"), [said["ex"]])
+        self.assertEqual(self.asked("when is the baby due?"), [said["due"]])
+        asked = self.asked("how is my sister-in-law?")
+        self.assertIn(said["in_law"], asked)
+        self.assertNotIn(said["temple"], asked)
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})

@@ -50,6 +50,11 @@ class SegmentationTest(unittest.TestCase):
         self.assertEqual(texts("一本书"), ["一", "书"])
         self.assertEqual(texts("这部手机"), ["这", "部", "手机"])  # a longer noun keeps its classifier token
 
+    def test_a_word_kept_whole_wins_alone_and_beside_most_words_not_over_a_common_one(self):
+        self.assertIn("前女友", terms("我前女友昨天来了"))
+        self.assertIn("卡罗拉", terms("我家那辆老卡罗拉开了十二年了"))  # not 卡罗 | 拉开
+        self.assertEqual(texts("这个税交了吗")[:2], ["这个", "税"])  # 个税 does not take 这个's 个
+
     def test_function_words_are_not_content(self):
         got = terms("我今天去北京大学看朋友")
         for stop in ("我", "去"):

@@ -112,10 +112,11 @@ class _Base:
     costs one file read whatever the dictionary size.
     """
 
-    __slots__ = ("data", "body", "cache", "total", "log_total", "max_len", "size")
+    __slots__ = ("data", "body", "cache", "total", "log_total", "max_len", "size", "whole")
 
-    def __init__(self, data):
+    def __init__(self, data, whole=None):
         self.data = data
+        self.whole = whole or {}  # first character -> words recall keeps whole (whole_words_zh.txt)
         self.cache = {}
         self.total = 0
         self.max_len = 1
@@ -135,12 +136,21 @@ class _Base:
         if self.total <= 0:
             raise ValueError("base lexicon has no '# total' header")
         self.log_total = math.log(self.total)
+        self.size += sum(map(len, self.whole.values()))
 
     def bucket(self, ch):
         """(word -> log probability, longest word length) for words starting with `ch`."""
         got = self.cache.get(ch)
         if got is None:
             got = self.cache[ch] = self._parse(ch, self._line(ch))
+            whole = self.whole.get(ch)
+            if whole:
+                words, longest = got
+                for word in whole:  # scored against splits that read this very bucket: it is cached first
+                    if word not in words:
+                        words[word] = above_splits(self, word)
+                        longest = max(longest, len(word))
+                got = self.cache[ch] = (words, longest)
         return got
 
     def _line(self, ch):
@@ -217,8 +227,33 @@ def load_base():
                         "Reinstall: the resources folder ships with the skill and the package (maintainers rebuild the lexicon "
                         "from jieba's dict.txt with the build script under tests/perf).",
                     ) from exc
-                _base = _Base(data)
+                whole = {}
+                for row in data_rows("whole_words_zh"):
+                    word = normalize_word(row[0])
+                    whole.setdefault(word[0], []).append(word)
+                _base = _Base(data, whole)
     return _base
+
+
+def above_splits(base, word):
+    """Log probability that lets `word` beat every way `base` could split it, by ARCHIVE_MARGIN, and
+    never under ARCHIVE_MIN_FREQ's (a name of rare characters still reads as one word).
+
+    A common dictionary word that merely overlaps it can still win on probability, so a wrongly
+    learned cross-word string ("天去" from 今天去) cannot break 今天.
+    """
+    unknown = -base.log_total  # a character the dictionary lacks counts as frequency 1
+    n = len(word)
+    best = [0.0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        words, longest = base.bucket(word[i])
+        score = words.get(word[i], unknown) + best[i + 1]
+        for j in range(i + 2, min(n, i + longest) + 1):
+            lp = words.get(word[i:j])
+            if lp is not None and (i, j) != (0, n):
+                score = max(score, lp + best[j])
+        best[i] = score
+    return max(best[0] + ARCHIVE_MARGIN, math.log(ARCHIVE_MIN_FREQ) - base.log_total)
 
 
 def data_rows(name):
@@ -283,32 +318,12 @@ class Lexicon:
             word = normalize_word(raw) if isinstance(raw, str) else ""
             if len(word) < 2 or word in self.extra or len(word.split()) > 1 or base.log_prob(word) is not None:
                 continue
-            self.extra[word] = self._archive_log_prob(word)
+            self.extra[word] = above_splits(base, word)
             if len(word) > self.extra_first.get(word[0], 0):
                 self.extra_first[word[0]] = len(word)
             self._extra_max = max(self._extra_max, len(word))
             added += 1
         return added
-
-    def _archive_log_prob(self, word):
-        # Best score of splitting `word` into two or more base pieces (log
-        # probabilities, so sums). The archive word gets a score ARCHIVE_MARGIN
-        # above it: it always beats its own splits, but a dictionary word that
-        # merely overlaps it can still win on probability, so a wrongly learned
-        # cross-word string ("天去" from 今天去) cannot break 今天.
-        base = self.base
-        unknown = -base.log_total  # a character the dictionary lacks counts as frequency 1
-        n = len(word)
-        best = [0.0] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            words, longest = base.bucket(word[i])
-            score = words.get(word[i], unknown) + best[i + 1]
-            for j in range(i + 2, min(n, i + longest) + 1):
-                lp = words.get(word[i:j])
-                if lp is not None and (i, j) != (0, n):
-                    score = max(score, lp + best[j])
-            best[i] = score
-        return max(best[0] + ARCHIVE_MARGIN, math.log(ARCHIVE_MIN_FREQ) - base.log_total)
 
     def contains(self, word):
         return self.known(normalize_word(word))
