@@ -606,6 +606,17 @@ class TechnicalVeto(Helpers):
         self.assertSignal(["上次那个命令是什么来着，就是查看端口占用的"], "technical")
         self.assertEqual(classify("我上次说的那个 docker 命令是什么来着")["signal"], "recall")
 
+    def test_an_everyday_word_that_also_names_a_tool_is_not_technical_alone(self):
+        # a dog's crate, pandas at the zoo, a child's timeout, medical tests, an airport terminal
+        self.assertSignal(["Biscuit had surgery on his knee, the vet says eight weeks of crate rest",
+                           "We saw the pandas at the zoo with my niece", "Put Leo in timeout after he bit his sister",
+                           "The tests came back negative, mom is fine",
+                           "Waiting in the terminal, our flight to Denver is delayed three hours",
+                           "My dad builds model trains in the garage every weekend"], "personal")
+        # ... beside another technical word it still is
+        self.assertSignal(["cargo build fails: crate not found", "bash script times out in the terminal",
+                           "the tests are failing on the server after the last commit"], "technical")
+
     def test_figures_of_speech_about_code_are_vetoed(self):
         self.assertSignal(["这段代码看得我头疼", "this regex makes my head hurt"], "technical")
 
