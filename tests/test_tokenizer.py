@@ -206,6 +206,12 @@ class ContentTermsTest(unittest.TestCase):
             self.assertNotIn(stop, got)
         self.assertEqual(terms("I don’t know what it's about"), ["know"])
 
+    def test_a_function_words_contraction_is_a_function_word(self):
+        # "how's my training going?" asks about training, not about "how"; a name's or a relative's 's stays
+        self.assertEqual(terms("how's my training going?"), ["train", "go"])
+        self.assertEqual(terms("where'd you put it, and when's the party?"), ["put", "parti"])
+        self.assertEqual(terms("my mom's birthday, Anna's car"), ["mom", "birthday", "anna", "car"])
+
     def test_stemming_conflates_inflections(self):
         groups = [
             ("run", "runs", "running"), ("cat", "cats"), ("play", "plays", "played", "playing"),

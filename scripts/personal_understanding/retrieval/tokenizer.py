@@ -135,7 +135,7 @@ def content_tokens(text, lexicon=None, tokens=None):
                 continue
             if term in ("law", "laws") and i and tokens[i - 1].text == "in" and _hyphen(text, tokens[i - 1], tok):
                 continue  # the law of "mother-in-law" or "in-laws": read as the relation above
-            if len(term) < 2 or term in en:
+            if len(term) < 2 or term in en or _contracted(term) in en:
                 continue
             term = stem(term)
         elif kind == "num":
@@ -159,6 +159,18 @@ def content_tokens(text, lexicon=None, tokens=None):
             if word:
                 out.append((tok, word, WORD_WEIGHT))
     return out
+
+
+_CONTRACTIONS = ("'s", "'d", "'ll", "'re", "'ve", "'m")
+
+
+def _contracted(term):
+    """The word a contraction is made on (how's -> how, where'd -> where); "" for any other word.
+    A function word's contraction is a function word: "how's my training going?" asks about training."""
+    for tail in _CONTRACTIONS:
+        if term.endswith(tail):
+            return term[:-len(tail)]
+    return ""
 
 
 IN_LAW_WEIGHT = 0.5  # "inlaw" beside "brotherinlaw": any relation by marriage, weaker than the one named
