@@ -612,10 +612,15 @@ class TechnicalVeto(Helpers):
                            "We saw the pandas at the zoo with my niece", "Put Leo in timeout after he bit his sister",
                            "The tests came back negative, mom is fine",
                            "Waiting in the terminal, our flight to Denver is delayed three hours",
-                           "My dad builds model trains in the garage every weekend"], "personal")
+                           "My dad builds model trains in the garage every weekend",
+                           # a car that crashed into something is an accident; a show that went down hill, no outage
+                           "My car crashed into a pole, the insurance app keeps crashing too",
+                           "Broke a guitar string at the gig, the whole show went down hill",
+                           "妈妈的化疗进程比预想的慢", "老公在部队，这次部署到边境去了"], "personal")
         # ... beside another technical word it still is
         self.assertSignal(["cargo build fails: crate not found", "bash script times out in the terminal",
-                           "the tests are failing on the server after the last commit"], "technical")
+                           "the tests are failing on the server after the last commit",
+                           "显卡驱动装不上", "高并发下数据库连接池怎么配置"], "technical")
 
     def test_figures_of_speech_about_code_are_vetoed(self):
         self.assertSignal(["这段代码看得我头疼", "this regex makes my head hurt"], "technical")
