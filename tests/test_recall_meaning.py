@@ -638,6 +638,18 @@ class LifeTopicTest(RecallTest):
         self.assertIn(said["in_law"], asked)
         self.assertNotIn(said["temple"], asked)
 
+    def test_a_pup_a_license_a_second_round_a_teaching_licence_and_a_new_flat_are_reached_in_other_words(self):
+        self.assert_each_finds_first(
+            {"dog": "Biscuit had surgery on his knee, the vet says eight weeks of rest",
+             "drive": "Failed my driving test again, the examiner said I rolled through a stop sign",
+             "piano": "Started piano lessons with Mrs. Kwan, practicing scales every night",
+             "kid": "Emma started kindergarten, she wouldn't let go of my hand at the door",
+             "job": "下午去字节二面，问了很多系统设计的问题", "cert": "教资报名了，十二月考",
+             "home": "新房装修拖了两个月了，工长说瓷砖还没到货"},
+            (("is my pup okay?", "dog"), ("do I have my license yet?", "drive"),
+             ("what instrument am I learning?", "piano"), ("找工作进展如何", "job"),
+             ("我在考什么证书", "cert"), ("我家房子弄得怎么样了", "home")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
