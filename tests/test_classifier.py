@@ -131,10 +131,18 @@ class SavedByDefault(Helpers):
 
     def test_what_someone_the_speaker_knows_did_to_them_is_saved_however_technical_the_rest(self):
         self.assertSignal(["ugh the kubernetes upgrade broke prod again and my manager is furious with me",
-                           "my boss yelled at me because the deploy failed", "老板又因为线上bug骂我了"],
+                           "my boss yelled at me because the deploy failed", "老板又因为线上bug骂我了",
+                           "My manager said my code reviews are too harsh, it really stung",
+                           # 被 names who acted on the speaker, whatever the verb
+                           "今天代码评审被领导当众批评，特别难受", "被领导拉去加班改代码"],
                           "personal", "reaction-to-me")
         self.assertSignal(["the compiler is mad at me lol", "my manager wants the report in CSV format, how do I export it?"],
                           "technical")
+
+    def test_who_a_relative_is_or_where_they_work_is_told_however_technical_their_job(self):
+        self.assertSignal(["My husband is a backend engineer and never gets home before 9",
+                           "my dad works at Google as a python developer", "my dad works at"], "personal", "family-event")
+        self.assertSignal(["my dad's wifi is broken"], "technical")
 
     def test_a_person_to_deal_with_and_a_first_marathon_asked_about_are_the_speakers(self):
         self.assertSignal(["how do I deal with a coworker who takes credit for my work",

@@ -198,9 +198,10 @@ def _cues(msg, lex):
     if doc and not forms.template(msg.body, lex):  # "help me write a cover letter", not "a resignation letter template"
         found.append(("personal-document", short(doc), "life"))
     # Someone the speaker knows, and what they did to them: the speaker's life however technical the rest
-    # ("the deploy failed and my manager is furious with me")
-    reaction = any(h[0] == "relationship-mention" for h in found) and _first(msg.view.low, msg.view, lex,
-                                                                             "reactions_to_me")
+    # ("the deploy failed and my manager is furious with me"; 被领导当众批评: the one 被 names acted on the speaker)
+    known = [h[1] for h in found if h[0] == "relationship-mention"]
+    reaction = known and (_first(msg.view.low, msg.view, lex, "reactions_to_me")
+                          or next((k for k in known if k.startswith("被") or "被" + k in msg.view.low), None))
     if reaction:
         found.append(("reaction-to-me", reaction, "life"))
     plight = forms.plight_with(msg.view.low, lex)

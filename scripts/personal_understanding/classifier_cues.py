@@ -464,6 +464,9 @@ def en_cues(view, lex, hits):
             for x in at("relations", i + 1, i + 2, i, cid):  # "my grandma is in the hospital"
                 for y in at("health", x[1], x[1] + EN_FAMILY_WINDOW, i, cid) + at("life_events", x[1], x[1] + EN_FAMILY_WINDOW, i, cid):
                     hits.add("family-event", ev(p, y), "life")
+                for y in at("relation_facts", x[1], x[1], i, cid):  # "my husband is a backend engineer": who they are
+                    said = (i, min(len(toks), y[1] + 1))  # with the word after: "my husband is a backend"
+                    hits.add("family-event", ev(said, said), "life")
             continue
         events = at("life_events", i + 1, i + EN_SUBJECT_WINDOW, i) + at("events_standalone", i + 1, i + 3, i)
         # "cron job": the life word is half of a technical term; "I got the AWS certification" is still earned
