@@ -447,6 +447,11 @@ class FeelingWithoutSubject(Helpers):
         self.assertSignal(["been feeling invisible at work", "feel so behind everyone else"], "personal", "first-person-state")
         self.assertNotIn("first-person-state", codes(classify("this fabric feels soft")))
 
+    def test_a_mood_that_is_still_there_is_the_askers(self):
+        # "still" says the asker is living it; the same question without it asks about anyone
+        self.assertSignal(["is it normal to still be sad 6 months after a miscarriage"], "personal", "feeling-no-subject")
+        self.assertSignal(["what are the symptoms of burnout", "is it still worth learning french"], "non-personal")
+
     def test_comforting_someone_else_is_not_a_feeling(self):
         r = classify("不用担心，会议推迟了")
         self.assertFalse(codes(r) & {"feeling-no-subject", "first-person-state"}, r)
