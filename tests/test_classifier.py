@@ -134,7 +134,9 @@ class SavedByDefault(Helpers):
                            "my boss yelled at me because the deploy failed", "老板又因为线上bug骂我了",
                            "My manager said my code reviews are too harsh, it really stung",
                            # 被 names who acted on the speaker, whatever the verb
-                           "今天代码评审被领导当众批评，特别难受", "被领导拉去加班改代码"],
+                           "今天代码评审被领导当众批评，特别难受", "被领导拉去加班改代码",
+                           # what they say or think of the speaker
+                           "女朋友说我写代码的时候根本不理她", "my wife thinks I spend too much time on github"],
                           "personal", "reaction-to-me")
         self.assertSignal(["the compiler is mad at me lol", "my manager wants the report in CSV format, how do I export it?"],
                           "technical")
