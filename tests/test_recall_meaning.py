@@ -650,6 +650,14 @@ class LifeTopicTest(RecallTest):
              ("what instrument am I learning?", "piano"), ("找工作进展如何", "job"),
              ("我在考什么证书", "cert"), ("我家房子弄得怎么样了", "home")))
 
+    def test_a_meniscus_is_the_knee_a_kiddo_a_son_and_a_partner_taken_home_is_pressure_to_marry(self):
+        self.assert_each_finds_first(
+            {"mri": "the mri showed a torn meniscus", "tooth": "kiddo lost his first tooth tonight",
+             "flu": "孩子发烧39度，请了一天假", "heart": "失恋第三天，还是睡不着",
+             "home": "我妈非要我过年带对象回家", "trip": "finally booked the flights for nana's 80th"},
+            (("what's wrong with my knee?", "mri"), ("how is my son doing?", "tooth"),
+             ("我最近感情怎么样", "heart"), ("家里催婚吗", "home")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
