@@ -1738,6 +1738,16 @@ class LifeTopicTest(RecallTest):
         self.assertNotIn(said["mil"], self.asked("any legal news about the law?"))
         self.assertEqual(set(self.asked("how are my in-laws?")[:3]), {said["婆婆"], said["mil"], said["bro"]})
 
+    def test_a_mother_in_law_written_with_spaces_is_still_no_mother_and_a_lost_tooth_no_diet(self):
+        said = self.say_each({"mil": "translate this for my mother in law: we will arrive on friday evening",
+                              "mom": "My mom moved into assisted living last Tuesday, she cried when I left",
+                              "bil": "my brother in law's wedding is in May", "school": "my sister in law school is stressed",
+                              "tooth": "kiddo lost his first tooth tonight", "diet": "健身三个月瘦了八斤"})
+        self.assertEqual(self.asked("how is my mother doing?"), [said["mom"]])
+        self.assertEqual(set(self.asked("how are my in-laws?")), {said["mil"], said["bil"]})
+        self.assertIn(said["school"], self.asked("how is my sister?"))  # at law school: still the sister
+        self.assertEqual(self.asked("我减肥有效果吗"), [said["diet"]])  # 减肥 does not stand for any "lost"
+
     def test_几只_and_怎么办_are_question_words_and_领养_is_to_adopt(self):
         said = self.say_each({"two": "又领养了一只小黑猫，现在两只猫了", "job": "入职了美团，做产品经理"})
         self.assertEqual(self.asked("现在养了几只猫")[:1], [said["two"]])  # 几只 is no word the text must hold

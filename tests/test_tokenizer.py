@@ -212,6 +212,14 @@ class ContentTermsTest(unittest.TestCase):
         self.assertEqual(terms("where'd you put it, and when's the party?"), ["put", "parti"])
         self.assertEqual(terms("my mom's birthday, Anna's car"), ["mom", "birthday", "anna", "car"])
 
+    def test_a_relation_by_marriage_with_spaces_or_hyphens_is_one_word(self):
+        for text in ("my mother in law", "my mother-in-law", "My Mother In Law"):
+            self.assertEqual(terms(text), ["motherinlaw", "inlaw"], text)
+        self.assertEqual(terms("my brother in law's wedding"), ["brotherinlaw", "inlaw", "wed"])
+        self.assertEqual(terms("my in laws are coming"), ["inlaw", "come"])
+        self.assertEqual(terms("my sister in law school"), ["sister", "law", "school"])
+        self.assertEqual(terms("a degree in law"), ["degree", "law"])
+
     def test_stemming_conflates_inflections(self):
         groups = [
             ("run", "runs", "running"), ("cat", "cats"), ("play", "plays", "played", "playing"),

@@ -133,7 +133,8 @@ def content_tokens(text, lexicon=None, tokens=None):
             if kin:
                 out.extend((tok, k, WORD_WEIGHT if n == 0 else IN_LAW_WEIGHT) for n, k in enumerate(kin))
                 continue
-            if term in ("law", "laws") and i and tokens[i - 1].text == "in" and _hyphen(text, tokens[i - 1], tok):
+            if term in _LAW and i and tokens[i - 1].text == "in" \
+                    and ((i > 1 and _kin_in_law(text, tokens, i - 2)) or _in_law(text, tokens, i - 1)):
                 continue  # the law of "mother-in-law" or "in-laws": read as the relation above
             if len(term) < 2 or term in en or _contracted(term) in en:
                 continue
@@ -180,19 +181,39 @@ def _hyphen(text, left, right):
     return text[left.end:right.start] == "-"
 
 
+_KIN_IN_LAW = frozenset("mother father brother sister son daughter parent parents".split())
+_NOT_IN_LAW = frozenset("school firm firms enforcement degree student students".split())  # my sister in law school
+_IN_LAW_OWNERS = frozenset("my our the his her their your".split())
+_LAW = frozenset(("law", "laws", "law's", "laws'"))
+
+
+def _kin_in_law(text, tokens, i):
+    """tokens[i] is the relation of "mother-in-law", or of "mother in law" written with spaces."""
+    if i + 2 >= len(tokens):
+        return False
+    tok, mid, last = tokens[i], tokens[i + 1], tokens[i + 2]
+    if mid.text != "in" or last.text not in _LAW:
+        return False
+    if _hyphen(text, tok, mid) and _hyphen(text, mid, last):
+        return True
+    spaced = tok.text in _KIN_IN_LAW and text[tok.end:mid.start] == " " and text[mid.end:last.start] == " "
+    return spaced and not (i + 3 < len(tokens) and tokens[i + 3].text in _NOT_IN_LAW)
+
+
 def _in_law(text, tokens, i):
-    """The terms of a relation by marriage: mother-in-law is "motherinlaw" (never mother, nor law), and any of
-    them, or "in-laws" alone, is "inlaw" too. None when tokens[i] starts no such word."""
+    """The terms of a relation by marriage: mother-in-law (or mother in law) is "motherinlaw" (never mother,
+    nor law), and any of them, or "in-laws" alone (my in laws), is "inlaw" too. None when tokens[i] starts no
+    such word."""
     tok = tokens[i]
-    after = tokens[i + 1] if i + 1 < len(tokens) else None
     if tok.text == "in":  # "the in-laws" (in mother-in-law the relation was read at "mother")
-        if after and after.text in ("law", "laws") and _hyphen(text, tok, after) \
-                and not (i and _hyphen(text, tokens[i - 1], tok)):
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if not after or after.text not in _LAW or (i and _kin_in_law(text, tokens, i - 1)):
+            return None
+        spaced = text[tok.end:after.start] == " " and i and tokens[i - 1].text in _IN_LAW_OWNERS
+        if (_hyphen(text, tok, after) or spaced) and not (i and _hyphen(text, tokens[i - 1], tok)):
             return ["inlaw"]
         return None
-    last = tokens[i + 2] if i + 2 < len(tokens) else None
-    if last and after.text == "in" and last.text in ("law", "laws") and _hyphen(text, tok, after) \
-            and _hyphen(text, after, last):
+    if _kin_in_law(text, tokens, i):
         return [stem(tok.text) + "inlaw", "inlaw"]
     return None
 
