@@ -658,6 +658,17 @@ class LifeTopicTest(RecallTest):
             (("what's wrong with my knee?", "mri"), ("how is my son doing?", "tooth"),
              ("我最近感情怎么样", "heart"), ("家里催婚吗", "home")))
 
+    def test_rip_is_a_death_the_er_a_hospital_a_bf_a_boyfriend_and_working_out_no_job(self):
+        self.assert_each_finds_first(
+            {"rip": "RIP buddy, 14 good years. gonna miss you", "er": "just got back from the ER, mom is ok",
+             "bf": "my bf n i r moving in 2gether next month omg", "ring": "she said yes!!! we're engaged 💍",
+             "gym": "went 2 the gym 4 the first time in months, everything hurts lol",
+             "pay": "first paycheck at the new job 🎉"},
+            (("did my pet die?", "rip"), ("was anyone in the hospital?", "er"), ("我男朋友", "bf"),
+             ("did I propose?", "ring"),
+             # work, read as part of workout, lends its stand-ins (job) at half: the gym comes first
+             ("am I working out?", "gym")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
@@ -1747,6 +1758,9 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(set(self.asked("how are my in-laws?")), {said["mil"], said["bil"]})
         self.assertIn(said["school"], self.asked("how is my sister?"))  # at law school: still the sister
         self.assertEqual(self.asked("我减肥有效果吗"), [said["diet"]])  # 减肥 does not stand for any "lost"
+        # the relation and "inlaw" beside it are one word read two ways, not a verb and its particle
+        weights = {t["term"]: t["weight"] for t in self.probe("what about my brother in law?", as_of=ASKED_ON)["tokens"]}
+        self.assertEqual((weights["brotherinlaw"], weights["inlaw"]), (1.0, 0.5))
 
     def test_几只_and_怎么办_are_question_words_and_领养_is_to_adopt(self):
         said = self.say_each({"two": "又领养了一只小黑猫，现在两只猫了", "job": "入职了美团，做产品经理"})

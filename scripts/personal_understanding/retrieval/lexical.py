@@ -11,7 +11,7 @@ from ..patterns import Lazy
 from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
 from .query import SHORT_QUESTION
-from .tokenizer import content_tokens, stem, tokenize
+from .tokenizer import IN_LAW, content_tokens, stem, tokenize
 
 ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
 TIME_WORD_WEIGHT = 0.5
@@ -146,7 +146,8 @@ def _phrasal_verbs_as_parts(text, lex, terms):
     seen = {}  # token -> its terms, in order (a token's span: 妈 and the unknown pair 妈买 after it are two tokens)
     for tok, term, _w in content_tokens(text, lex):
         seen.setdefault((tok.start, tok.end), []).append(term)
-    paired = {ts[0] for ts in seen.values() if len(ts) > 1 and ts[1] in terms}
+    # (brotherinlaw beside inlaw is one relation read two ways, not a verb and its particle)
+    paired = {ts[0] for ts in seen.values() if len(ts) > 1 and ts[1] in terms and ts[1] != IN_LAW}
     alone = {ts[0] for ts in seen.values() if len(ts) == 1}
     for verb in paired - alone:
         if verb in terms:
@@ -235,6 +236,11 @@ def _bridges(recall, text, terms, routes, own_key=None):
         if all(t in frame for t in own[surface]):
             continue
         present = all(t in told for t in own[surface])  # 心理医生 is not told by a 医生 alone
+        # An English word the query weighs at part (work in "working out", read as workout) lends its
+        # stand-ins at that part: job must not come before the gym.
+        share = 1.0
+        if not knowledge._is_cjk(surface):
+            share = min(1.0, max((terms.get(t, 1.0) for t in weighted_terms(surface, lex)), default=1.0))
         for term, (word, source) in targets.items():
             if not dfs.get(term) or terms.get(term, 0.0) >= rank.STRONG:
                 continue
@@ -249,6 +255,7 @@ def _bridges(recall, text, terms, routes, own_key=None):
                 translated = (knowledge._is_cjk(term) != knowledge._is_cjk(surface) and short
                               and dfs[term] <= TRANSLATION_MAX_DF)
                 weight, score_only = (BRIDGE_WHEN_FOUND, not translated) if present else (BRIDGE_WEIGHT, False)
+            weight *= share
             if weight <= terms.get(term, 0.0):
                 continue  # a slice of the query's own word that already weighs more
             reached.setdefault(term, []).append(surface)

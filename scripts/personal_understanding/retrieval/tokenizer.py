@@ -174,6 +174,7 @@ def _contracted(term):
     return ""
 
 
+IN_LAW = "inlaw"  # any relation by marriage
 IN_LAW_WEIGHT = 0.5  # "inlaw" beside "brotherinlaw": any relation by marriage, weaker than the one named
 
 
@@ -211,10 +212,10 @@ def _in_law(text, tokens, i):
             return None
         spaced = text[tok.end:after.start] == " " and i and tokens[i - 1].text in _IN_LAW_OWNERS
         if (_hyphen(text, tok, after) or spaced) and not (i and _hyphen(text, tokens[i - 1], tok)):
-            return ["inlaw"]
+            return [IN_LAW]
         return None
     if _kin_in_law(text, tokens, i):
-        return [stem(tok.text) + "inlaw", "inlaw"]
+        return [stem(tok.text) + IN_LAW, IN_LAW]
     return None
 
 
