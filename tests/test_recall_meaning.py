@@ -669,6 +669,16 @@ class LifeTopicTest(RecallTest):
              # work, read as part of workout, lends its stand-ins (job) at half: the gym comes first
              ("am I working out?", "gym")))
 
+    def test_an_a1c_is_blood_sugar_a_401k_retirement_knitting_a_craft_and_我会_no_word(self):
+        self.assert_each_finds_first(
+            {"a1c": "A1C came back at 6.1, doctor says prediabetic, cut the carbs",
+             "401k": "Maxed out my 401k this year finally", "knit": "Finished knitting my first scarf",
+             "tantrum": "Theo threw a huge tantrum at Target over a toy",
+             "pork": "学会做红烧肉了，老公说比饭店的好吃", "fund": "买的基金亏了百分之二十"},
+            (("how's my blood sugar?", "a1c"), ("how's my retirement savings?", "401k"),
+             ("any crafts lately?", "knit"), ("is he behaving?", "tantrum"),
+             ("我会做什么菜", "pork")))  # 我会 (I can) is two function words, though the dictionary has it
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
