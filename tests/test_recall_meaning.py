@@ -679,6 +679,13 @@ class LifeTopicTest(RecallTest):
              ("any crafts lately?", "knit"), ("is he behaving?", "tantrum"),
              ("我会做什么菜", "pork")))  # 我会 (I can) is two function words, though the dictionary has it
 
+    def test_事_frames_a_question_外地_is_a_trip_and_good_news_covers_a_pregnancy(self):
+        said = self.say_each({"trip": "下周去深圳出差三天，又不能陪孩子了", "fight": "和老公因为带娃的事冷战三天了",
+                              "bonus": "年终奖只发了一个月，比去年少了一半", "baby": "验孕两次都是阳性！我们要当爸妈了"})
+        self.assertEqual(self.asked("钱的事")[:1], [said["bonus"]])  # 事 (a matter) is no word a text must hold
+        self.assertEqual(self.asked("我最近要去外地吗")[:1], [said["trip"]])
+        self.assertEqual(self.asked("家里有什么好消息")[:1], [said["baby"]])
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
