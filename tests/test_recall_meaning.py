@@ -686,6 +686,18 @@ class LifeTopicTest(RecallTest):
         self.assertEqual(self.asked("我最近要去外地吗")[:1], [said["trip"]])
         self.assertEqual(self.asked("家里有什么好消息")[:1], [said["baby"]])
 
+    def test_drama_is_a_fight_next_door_a_neighbour_a_review_an_evaluation_and_mentoring_coaching(self):
+        self.assert_each_finds_first(
+            {"drama": "Priya and I haven't talked since the wedding drama",
+             "door": "The new neighbors have a toddler and a very loud dog",
+             "review": "Performance review went well, manager wants me to lead the Q3 launch",
+             "fried": "I've been working 60-hour weeks and I'm completely fried",
+             "mentor": "Started mentoring two junior designers at work",
+             "gig": "Photographing a wedding next Saturday for extra cash"},
+            (("am I fighting with any friends?", "drama"), ("who lives next door?", "door"),
+             ("how did my evaluation go?", "review"), ("am I overworked?", "fried"),
+             ("am I coaching anyone?", "mentor")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
