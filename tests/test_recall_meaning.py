@@ -94,6 +94,11 @@ class TimeChannelTest(RecallTest):
         self.assertEqual(out["top"][0]["why"], {"channel": "time", "expression": "前年八月", "from": "2024-08-01",
                                                 "to": "2024-08-31"})
 
+    def test_an_injury_asked_of_a_window_is_a_burn_in_it_not_the_newest_turn(self):
+        burn = self.say("Fourth of July BBQ at Jen's, burned my arm on the grill", day="2026-07-04T20:00:00Z")
+        self.say("Got promoted to senior designer", day="2026-11-09T12:00:00Z")
+        self.assertEqual(self.top_ids(self.probe("any injuries this year?", as_of=self.AS_OF))[:1], [burn])
+
     def test_a_time_the_question_repeats_is_shown_once(self):
         out = self.probe("上周上周上周 what happened last week, last week?", as_of=self.AS_OF)
         self.assertEqual([(t["from"], t["to"]) for t in out["time"]], [("2026-11-16", "2026-11-22")] * 2)
