@@ -703,6 +703,15 @@ class LifeTopicTest(RecallTest):
              ("how did my evaluation go?", "review"), ("am I overworked?", "fried"),
              ("am I coaching anyone?", "mentor")))
 
+    def test_grief_reaches_a_death_a_temper_snapping_a_breakdown_crying_and_anxiety_a_panic_attack(self):
+        self.assert_each_finds_first(
+            {"grief": "It's been a year since mom died and I still pick up the phone to call her",
+             "anger": "Snapped at the kids again, I hate who I'm becoming",
+             "panic": "Had a panic attack on the subway this morning, had to get off two stops early",
+             "cry": "昨晚莫名其妙哭了一场", "proud": "Ran my first 10k without stopping, so proud of myself"},
+            (("am I still grieving?", "grief"), ("have I been losing my temper?", "anger"),
+             ("have I had any anxiety attacks?", "panic"), ("我最近情绪崩溃过吗", "cry")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
