@@ -380,7 +380,9 @@ class RecallTurns(Helpers):
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
                      "Did you know I used to live in Paris?",
-                     "Did I tell you I got the job?", "When did I last visit my parents? Going again this weekend."]:
+                     "Did I tell you I got the job?", "When did I last visit my parents? Going again this weekend.",
+                     # the clause before the comma asks (…吗), the one after tells
+                     "我之前跟你说过我妈的手术吗，下周就要做了"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)

@@ -436,7 +436,8 @@ def _zh_recall(s, lex, technical):
         hit = None
         if memory and technical and not mine:
             memory = None  # 上次那个命令是什么来着: the conversation's code, not the speaker's life
-        if memory and (s.question or "来着" in c or _task(c, lex)):  # 列出我最近提到的人; 从我说过的来看，…吗
+        # 列出我最近提到的人; 从我说过的来看，…吗; 我跟你说过我妈的手术吗，下周就要做了 (the clause asks, the rest tells)
+        if memory and (s.question or "来着" in c or _task(c, lex) or _is_question(c, c, True, lex)):
             hit = memory
         elif retrieve and "我" in own and (anchor or memory):
             hit = retrieve
