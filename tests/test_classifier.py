@@ -371,7 +371,10 @@ class RecallTurns(Helpers):
         # a statement before the question inside one sentence, or a short narrated event, is news;
         # a pointer at the memory ("开始那天我跟你说过") is not
         for text in ["My sister's visiting again next week — what did I say bothered me last time she stayed?",
-                     "又去看牙了，上次跟你说的那颗补过的牙是哪边来着？", "Remember the job I applied for? I got an interview!"]:
+                     "又去看牙了，上次跟你说的那颗补过的牙是哪边来着？", "Remember the job I applied for? I got an interview!",
+                     # two words that narrate are news; so is when the thing asked about is
+                     "remember the interview I told you about? I passed!",
+                     "did I tell you about my mom's surgery, it's next week"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)

@@ -49,6 +49,7 @@ _NEWS = {"life-event", "omitted-subject-event", "decision", "first-person-state"
          "plan", "self-description", "preference", "scheduled-event"}
 _TOLD_SUBJECT = re.compile(r"^(?:that\s+)?(?:i|i'm|i've|we|we're|we've)\b|^(?:我|我们)")
 _TOLD_TOPIC = re.compile(r"的(?:事|事情|情况|问题|那件事)")
+_TOLD_AFTER = re.compile(r"[,，;；]|\s[-–—]\s")  # where a clause after the topic told begins
 
 # Shapes only code has: call syntax, identifiers, paths, error classes.
 _CODE_SHAPES = [re.compile(p) for p in (
@@ -270,7 +271,11 @@ def _told_news(told, lex):
     "I started therapy", "我要搬家"; not a topic like "my uncle" or "我的过敏"."""
     t = told.strip().lower()
     if not _TOLD_SUBJECT.match(t) or t.startswith("我的") or _TOLD_TOPIC.search(t):
-        return []  # 我哥离婚的事: a topic named, not news told
+        # 我哥离婚的事: a topic named, not news told; what a clause after it says may be
+        # ("did I tell you about my mom's surgery, it's next week")
+        after = _TOLD_AFTER.split(t, 1)
+        news = _news(after[1], lex) if len(after) > 1 else None
+        return news.reasons if news else []
     return [h for h in cues.collect(t, cues.EnView(t, lex), lex) if h[0] in _NEWS]
 
 
@@ -295,9 +300,10 @@ def _news(rest, lex):
         if forms.points_at_memory(rest, lex):
             return None  # "开始那天我跟你说过", "从我说过的来看": about the memory, not news
         cjk, words = len(CJK.findall(rest)), len(_WORD.findall(rest))
-        narrated = any(h[0] == "narrative" for h in verdict.reasons)
-        if cjk < NEW_MATERIAL[0] and words < NEW_MATERIAL[1] and not (narrated and (cjk >= 4 or words >= 3)):
-            return None  # "对了，…": too little to be news; "又去看牙了" is a thing that happened
+        # "又去看牙了", "I passed!": a thing that happened; "it's next week": when the thing asked about is
+        told = any(h[0] in ("narrative", "time-anchor") for h in verdict.reasons)
+        if cjk < NEW_MATERIAL[0] and words < NEW_MATERIAL[1] and not (told and (cjk >= 4 or words >= 2)):
+            return None  # "对了，…": too little to be news
     return verdict
 
 
