@@ -372,8 +372,9 @@ class RecallTurns(Helpers):
         # a pointer at the memory ("开始那天我跟你说过") is not
         for text in ["My sister's visiting again next week — what did I say bothered me last time she stayed?",
                      "又去看牙了，上次跟你说的那颗补过的牙是哪边来着？", "Remember the job I applied for? I got an interview!",
-                     # two words that narrate are news; so is when the thing asked about is
-                     "remember the interview I told you about? I passed!",
+                     # two words, or three Chinese characters, beside the question are news: lost, they are gone
+                     "remember the interview I told you about? I passed!", "还记得我养的那只猫吗？它走了",
+                     "do you remember my sister's name? she's visiting",
                      "did I tell you about my mom's surgery, it's next week"]:
             with self.subTest(text=text):
                 r = classify(text)

@@ -35,7 +35,7 @@ CLASSIFIER_VERSION = "2.11.0"
 
 TECH_CONTEXT = 2  # strong technical term = 2 points, weak = 1
 MAX_TECH_REASONS = 3
-NEW_MATERIAL = (6, 4)  # CJK chars / English words a statement beside a recall question needs to count as news
+NEW_MATERIAL = (3, 2)  # CJK chars / English words a statement beside a recall question needs to count as news
 DEFAULT_EVIDENCE = "no sign of a technical, factual, task or small-talk turn"
 
 _LATIN = re.compile(r"[a-zA-Z]")
@@ -300,10 +300,8 @@ def _news(rest, lex):
         if forms.points_at_memory(rest, lex):
             return None  # "开始那天我跟你说过", "从我说过的来看": about the memory, not news
         cjk, words = len(CJK.findall(rest)), len(_WORD.findall(rest))
-        # "又去看牙了", "I passed!": a thing that happened; "it's next week": when the thing asked about is
-        told = any(h[0] in ("narrative", "time-anchor") for h in verdict.reasons)
-        if cjk < NEW_MATERIAL[0] and words < NEW_MATERIAL[1] and not (told and (cjk >= 4 or words >= 2)):
-            return None  # "对了，…": too little to be news
+        if cjk < NEW_MATERIAL[0] and words < NEW_MATERIAL[1]:
+            return None  # "对了，…": too little to be news; "它走了", "she's visiting", "I passed!" are news
     return verdict
 
 
