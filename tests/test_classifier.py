@@ -375,11 +375,14 @@ class RecallTurns(Helpers):
                      # two words, or three Chinese characters, beside the question are news: lost, they are gone
                      "remember the interview I told you about? I passed!", "还记得我养的那只猫吗？它走了",
                      "do you remember my sister's name? she's visiting",
-                     "did I tell you about my mom's surgery, it's next week"]:
+                     "did I tell you about my mom's surgery, it's next week",
+                     # in English too, the clause after a comma past the question's words
+                     "what did I say about my knee, it got worse", "where did I put my passport, flying tomorrow"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)
-        self.assertRecall(["戒烟戒了多少天了？开始那天我跟你说过", "从我说过的来看，最近我跟老婆关系怎么样"])
+        self.assertRecall(["戒烟戒了多少天了？开始那天我跟你说过", "从我说过的来看，最近我跟老婆关系怎么样",
+                           "How did my interview go, according to what I told you?", "Hey, what did I eat yesterday?"])
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",

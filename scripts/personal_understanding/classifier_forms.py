@@ -540,8 +540,17 @@ def _en_recall(s, lex, technical):
     if not hit:
         return []
     told = f["en_told"].search(low)
-    start = s.offset + k
-    return [(short(s.text[start:s.end]), start, s.end, low[told.end():] if told else "")]
+    start, end = s.offset + k, s.end
+    # "what did I say about my knee, it got worse": a clause after a comma past the question's words tells,
+    # unless it points at the memory ("…, according to what I told you?")
+    past = hit.end() + (len(low) - len(body) if hit.string is body else 0)
+    cut = None if told else _EN_CLAUSE_AFTER.search(s.text, start + past, end)
+    if cut and not points_at_memory(s.text[cut.end():end], lex):
+        end = cut.start()
+    return [(short(s.text[start:end]), start, end, low[told.end():] if told else "")]
+
+
+_EN_CLAUSE_AFTER = re.compile(r",\s+(?!and\b|or\b|but\b)")  # where a clause after an English recall question may begin
 
 
 def template(text, lex):
