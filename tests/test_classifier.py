@@ -377,12 +377,16 @@ class RecallTurns(Helpers):
                      "do you remember my sister's name? she's visiting",
                      "did I tell you about my mom's surgery, it's next week",
                      # in English too, the clause after a comma past the question's words
-                     "what did I say about my knee, it got worse", "where did I put my passport, flying tomorrow"]:
+                     "what did I say about my knee, it got worse", "where did I put my passport, flying tomorrow",
+                     # a space between Chinese characters parts clauses as a comma does
+                     "你记得我女朋友叫什么吗 我们分手了", "我去年几月去的日本 今年还想去",
+                     "did I already tell you I got promoted"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)
         self.assertRecall(["戒烟戒了多少天了？开始那天我跟你说过", "从我说过的来看，最近我跟老婆关系怎么样",
-                           "How did my interview go, according to what I told you?", "Hey, what did I eat yesterday?"])
+                           "How did my interview go, according to what I told you?", "Hey, what did I eat yesterday?",
+                           "我家狗叫啥来着 哈哈"])
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",
