@@ -380,6 +380,9 @@ class RecallTurns(Helpers):
                      "what did I say about my knee, it got worse", "where did I put my passport, flying tomorrow",
                      # a space between Chinese characters parts clauses as a comma does
                      "你记得我女朋友叫什么吗 我们分手了", "我去年几月去的日本 今年还想去",
+                     # so do a wave dash, an ellipsis, an emoji, and chat's lol between two clauses
+                     "我上次体检啥时候来着～又胸闷了", "我妈生日哪天😂想给她惊喜", "我之前说的那家店叫啥...今天又去了",
+                     "what did I say about jake lol we're back together",
                      "did I already tell you I got promoted"]:
             with self.subTest(text=text):
                 r = classify(text)

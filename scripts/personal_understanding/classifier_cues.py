@@ -34,8 +34,10 @@ EN_BODY_GAP = 3  # tokens between a body part and its symptom: knee's acting up
 EN_FAMILY_WINDOW = 6  # tokens after "my <relative>" in which a health or life word is their event
 
 SENT_BREAK = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
-# A space between two Chinese characters parts clauses as a comma does (你记得我女朋友叫什么吗 我们分手了).
-CLAUSE_BREAK = re.compile(r"[，,。！？!?；;：:\n、]|\.(?=\s|$)|(?<=[\u3400-\u9fff])[ \t\u3000]+(?=[\u3400-\u9fff])")
+# A space between two Chinese characters parts clauses as a comma does (你记得我女朋友叫什么吗 我们分手了), and so
+# do a wave dash, an ellipsis and an emoji (我妈生日哪天😂想给她惊喜).
+CLAUSE_BREAK = re.compile(r"[，,。！？!?；;：:\n、～~…]|\.(?=\s|$)|\.{2,}|[\u2600-\u27bf\U0001f300-\U0001faff]+"
+                          r"|(?<=[\u3400-\u9fff])[ \t\u3000]+(?=[\u3400-\u9fff])")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 ZH_QUESTION = re.compile(r"[?？]|[吗么]\s*$|什么|怎么|如何|为什么|哪|几|多少|是不是|能不能|可不可以")
 _EN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

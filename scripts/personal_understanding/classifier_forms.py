@@ -550,7 +550,8 @@ def _en_recall(s, lex, technical):
     return [(short(s.text[start:end]), start, end, low[told.end():] if told else "")]
 
 
-_EN_CLAUSE_AFTER = re.compile(r",\s+(?!and\b|or\b|but\b)")  # where a clause after an English recall question may begin
+# where a clause after an English recall question may begin: a comma, or chat's lol / haha between words
+_EN_CLAUSE_AFTER = re.compile(r",\s+(?!and\b|or\b|but\b)|\s+(?:lol|lmao|haha+)\s+(?=\w)", re.I)
 
 
 def template(text, lex):
