@@ -383,13 +383,15 @@ class RecallTurns(Helpers):
                      # so do a wave dash, an ellipsis, an emoji, and chat's lol between two clauses
                      "我上次体检啥时候来着～又胸闷了", "我妈生日哪天😂想给她惊喜", "我之前说的那家店叫啥...今天又去了",
                      "what did I say about jake lol we're back together",
-                     "did I already tell you I got promoted"]:
+                     "did I already tell you I got promoted",
+                     # what someone of the speaker's does or is, after a told phrase ("my uncle" alone is a topic)
+                     "have I mentioned my sister lives in Denver", "have I told you my brother is a pilot"]:
             with self.subTest(text=text):
                 r = classify(text)
                 self.assertEqual((r["signal"], r["recall"]), ("personal", True), r)
         self.assertRecall(["戒烟戒了多少天了？开始那天我跟你说过", "从我说过的来看，最近我跟老婆关系怎么样",
                            "How did my interview go, according to what I told you?", "Hey, what did I eat yesterday?",
-                           "我家狗叫啥来着 哈哈"])
+                           "我家狗叫啥来着 哈哈", "Did I ever mention my uncle to you?"])
 
     def test_recall_with_something_new_is_personal(self):
         for text in ["我最近又失眠了，你还记得我上次失眠是什么时候吗", "我妈生日是哪天？我想提前订个蛋糕",

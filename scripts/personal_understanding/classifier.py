@@ -48,6 +48,11 @@ _ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{3,6}(?![A-Za-z])")
 _NEWS = {"life-event", "omitted-subject-event", "decision", "first-person-state", "body-state", "family-event",
          "plan", "self-description", "preference", "scheduled-event"}
 _TOLD_SUBJECT = re.compile(r"^(?:that\s+)?(?:i|i'm|i've|we|we're|we've)\b|^(?:我|我们)")
+# "my sister lives in Denver": someone of the speaker's and what they do or are; not a topic alone
+# ("my uncle to you", "my allergies")
+_TOLD_FACT = re.compile(r"^(?:that\s+)?(?:my|our)\s+(?:[a-z'-]+\s+){1,2}?(?:is|are|was|were|has|had|lives|lived|got|"
+                        r"moved|works|worked|passed|died|left|started|quit|broke|bought|sold|won|lost|married|"
+                        r"divorced|gets|just)\b")
 _TOLD_TOPIC = re.compile(r"的(?:事|事情|情况|问题|那件事)")
 _TOLD_AFTER = re.compile(r"[,，;；]|\s[-–—]\s")  # where a clause after the topic told begins
 
@@ -279,6 +284,12 @@ def _told_news(told, lex):
     return [h for h in cues.collect(t, cues.EnView(t, lex), lex) if h[0] in _NEWS]
 
 
+def _told_fact(told):
+    """What follows "did I tell you" when it says what someone of the speaker's does or is."""
+    fact = _TOLD_FACT.match(told.strip().lower())
+    return [("told-fact", short(told.strip()), "soft")] if fact else []
+
+
 def _beside(body, asked):
     """The message without its recall clauses."""
     parts, last = [], 0
@@ -349,7 +360,7 @@ def classify(text):
 
     asking = [("recall-question", ev) for ev, _, _, _ in asked]
     news = _news(_beside(body, asked), lex)
-    told = [h for _, _, _, t in asked if t for h in _told_news(t, lex)]
+    told = [h for _, _, _, t in asked if t for h in (_told_news(t, lex) or _told_fact(t))]
     if news or told:
         return _result("personal", asking + (news.reasons if news else []) + told, tech=msg.tech, lang=lang,
                        recall=True)
