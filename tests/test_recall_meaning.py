@@ -712,6 +712,12 @@ class LifeTopicTest(RecallTest):
             (("am I still grieving?", "grief"), ("have I been losing my temper?", "anger"),
              ("have I had any anxiety attacks?", "panic"), ("我最近情绪崩溃过吗", "cry")))
 
+    def test_a_sofa_is_a_couch_and_学琴_is_learning_an_instrument(self):
+        self.assert_each_finds_first(
+            {"couch": "Paid $1,200 for the new couch, delivery next week",
+             "piano": "女儿钢琴课一节课三百", "museum": "Took the kids to the Exploratorium"},
+            (("how much was the sofa?", "couch"), ("孩子学琴多少钱", "piano")))
+
     def test_a_one_character_word_of_the_question_is_a_word_not_a_slice(self):
         said = self.say_each({"watch": "那块表修了三次了，每次都要好几百", "school": "山东大学的录取通知书到了",
                               "coffee": "晚上喝咖啡会失眠，现在只喝低因的", "saving": "在攒钱买房，外卖都少点了"})
