@@ -226,9 +226,10 @@ def _bridges(recall, text, terms, routes, own_key=None):
     found = recall.thesaurus().expansions(text, lex, topics=short)
     if not found:
         return {}
+    parts = {surface: weighted_terms(surface, lex) for surface, _targets in found}  # each surface's own terms
     own = {}  # the query's whole words behind each surface (清明 inside 清明节 is a slice, not the word)
     for surface, _targets in found:
-        own[surface] = [t for t, w in weighted_terms(surface, lex).items() if t in terms and w >= rank.STRONG] or [surface]
+        own[surface] = [t for t, w in parts[surface].items() if t in terms and w >= rank.STRONG] or [surface]
     dfs = recall.df(sorted({t for _s, ts in found for t in ts}))
     told = recall.told_somewhere({t for ts in own.values() for t in ts}, own_key, SHORT_QUESTION)
     bridges, reached = {}, {}  # reached: term -> every query word it stands for (Lisbon for Portugal and for trip)
@@ -240,7 +241,7 @@ def _bridges(recall, text, terms, routes, own_key=None):
         # stand-ins at that part: job must not come before the gym.
         share = 1.0
         if not knowledge._is_cjk(surface):
-            share = min(1.0, max((terms.get(t, 1.0) for t in weighted_terms(surface, lex)), default=1.0))
+            share = min(1.0, max((terms.get(t, 1.0) for t in parts[surface]), default=1.0))
         for term, (word, source) in targets.items():
             if not dfs.get(term) or terms.get(term, 0.0) >= rank.STRONG:
                 continue
