@@ -280,14 +280,11 @@ def _told_news(told, lex):
         # ("did I tell you about my mom's surgery, it's next week")
         after = _TOLD_AFTER.split(t, 1)
         news = _news(after[1], lex) if len(after) > 1 else None
-        return news.reasons if news else []
+        if news:
+            return news.reasons
+        # "have I mentioned my sister lives in Denver": what someone of the speaker's does or is
+        return [("told-fact", short(told.strip()), "soft")] if _TOLD_FACT.match(t) else []
     return [h for h in cues.collect(t, cues.EnView(t, lex), lex) if h[0] in _NEWS]
-
-
-def _told_fact(told):
-    """What follows "did I tell you" when it says what someone of the speaker's does or is."""
-    fact = _TOLD_FACT.match(told.strip().lower())
-    return [("told-fact", short(told.strip()), "soft")] if fact else []
 
 
 def _beside(body, asked):
@@ -360,7 +357,7 @@ def classify(text):
 
     asking = [("recall-question", ev) for ev, _, _, _ in asked]
     news = _news(_beside(body, asked), lex)
-    told = [h for _, _, _, t in asked if t for h in (_told_news(t, lex) or _told_fact(t))]
+    told = [h for _, _, _, t in asked if t for h in _told_news(t, lex)]
     if news or told:
         return _result("personal", asking + (news.reasons if news else []) + told, tech=msg.tech, lang=lang,
                        recall=True)

@@ -51,6 +51,8 @@ _EN_AUX_SELF = re.compile(r"^(?:did|have|had|was|were|am|is|are|do|does)\s+(?:i|
 _EN_SELF_ANY = re.compile(r"(?<![a-z'])(?:i|i've|i'm|me|my|we|our|us|我)(?![a-z'])")
 # Where a question starts inside a sentence: "My sister's visiting again — what did I say…"
 _EN_CLAUSE_START = re.compile(r"\s*(?:[,;:—–]|\s-\s)\s*")
+# Where a clause after an English recall question may begin: a comma, or chat's lol / haha between words
+_EN_CLAUSE_AFTER = re.compile(r",\s+(?!and\b|or\b|but\b)|\s+(?:lol|lmao|haha+)\s+(?=\w)", re.I)
 # "remind me that my passport expires in March", "remind me to call mom": something to keep, not a question
 _EN_REMIND_KEEP = re.compile(r"(?:please\s+)?remind\s+me\s+(?:that|to)(?![a-z])")
 _EN_POLITE_ASK = re.compile(r"^(?:can|could|would|will)\s+(?:you|u)\s+(?!(?:please\s+)?(?:tell|remind|show)\b)")
@@ -549,9 +551,6 @@ def _en_recall(s, lex, technical):
         end = cut.start()
     return [(short(s.text[start:end]), start, end, low[told.end():] if told else "")]
 
-
-# where a clause after an English recall question may begin: a comma, or chat's lol / haha between words
-_EN_CLAUSE_AFTER = re.compile(r",\s+(?!and\b|or\b|but\b)|\s+(?:lol|lmao|haha+)\s+(?=\w)", re.I)
 
 
 def template(text, lex):
