@@ -3,6 +3,7 @@
 import json
 import os
 
+from tests.test_mcp_tools import Client
 from tests.test_recall import RecallTest
 
 from personal_understanding import history
@@ -68,6 +69,33 @@ class WhoseWordsTest(RecallTest):
         out = self.probe("What did Ben take a photo of at Lake Tahoe?")
         self.assertEqual(self.top_ids(out)[0], tahoe)
         self.assertNotIn("whose", out["top"][0]["why"])
+
+    def test_a_request_for_advice_brings_what_the_user_said_in_the_conversation_it_matched(self):
+        slow, advice, _, _, mac, _ = self.chat(
+            "s1",
+            ("user", "user", "I'm a freelance graphic designer and my old computer is getting really slow."),
+            ("assistant", "other", "For design work a laptop older than six years will struggle; before buying a new "
+                                   "laptop, check the disk and the memory. A light laptop with 32 GB suits print work."),
+            ("user", "user", "How often should I back up client files?"),
+            ("assistant", "other", "Daily and automatically, to a drive and to the cloud."),
+            ("user", "user", "I've always been on a Mac and I really don't want to relearn all my shortcuts."),
+            ("assistant", "other", "Staying on macOS makes sense then: your fonts and licences carry over."))
+        elsewhere = self.chat("s2", ("user", "user", "I hate long flights, my back hurts after three hours."),
+                              ("assistant", "other", "Walk every hour and drink water."))[0]
+        client = Client(self, "default")
+        for ask in ("Can you suggest a laptop?", "Which laptop should I get?", "推荐一台laptop吧"):
+            out = client.call("personal_recall", {"query": ask, "maintenance": True})
+            found = {row["id"]: row["why"] for row in out["top"]}
+            self.assertEqual(self.top_ids(out)[0], advice, ask)
+            self.assertIn(slow, found)
+            # The words the advice depends on share none with the request: they come after what matched.
+            self.assertEqual(found.get(mac), {"channel": "conversation", "asked_for": "advice", "near": advice,
+                                              "whose": {"side": "owner"}}, (ask, out["top"]))
+            self.assertNotIn(elsewhere, found)  # a conversation the request did not match stays out
+        # Asking what was said, or what the other side advised, is not a request for advice.
+        for ask in ("Did I mention a laptop?", "Which laptop did you recommend?"):
+            out = client.call("personal_recall", {"query": ask, "maintenance": True})
+            self.assertNotIn(mac, self.top_ids(out), ask)
 
     def test_phrasings_that_say_whose_words_are_meant(self):
         cases = {

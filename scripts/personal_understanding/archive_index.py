@@ -374,6 +374,17 @@ class ArchiveIndex:
             "  AND n.status != 'forgotten' ORDER BY n.line LIMIT 1)"
             " FROM captures c WHERE c.capture_id IN ({marks}) AND c.session_id IS NOT NULL", sorted(capture_ids))}
 
+    def session_mates(self, capture_ids, limit=200):
+        """{capture_id: [the other captures of its session, nearest first]}, forgotten ones passed over, at most
+        `limit` each. Ids without a session are left out."""
+        out = {}
+        for cid, session, line in rows_in(self.db, "SELECT capture_id, session_id, line FROM captures"
+                                          " WHERE capture_id IN ({marks}) AND session_id IS NOT NULL", sorted(capture_ids)):
+            out[cid] = [r[0] for r in self.db.execute(
+                "SELECT capture_id FROM captures WHERE session_id=? AND capture_id != ? AND status != 'forgotten'"
+                " ORDER BY abs(line - ?), line LIMIT ?", (session, cid, line, limit))]
+        return out
+
     def capture_by_source_ref(self, source, source_ref):
         row = self.db.execute("SELECT capture_id FROM captures WHERE source=? AND source_ref=?", (source, source_ref)).fetchone()
         return row[0] if row else None

@@ -92,6 +92,27 @@ ADVICE_GIVEN = Lazy(r"(?<![a-z'])(?:i|we) (?:got|received|was given|were given|h
 ADVICE_WORDS = frozenset(stem(w) for w in ("tip", "idea", "suggest", "suggestion", "advice", "advise", "recommend",
                                             "recommendation", "pointer", "推荐", "建议"))
 
+
+
+# Asking what to do without the words of advice: "what should I get my sister?", "what do you think?", 我该怎么办.
+OPINION_REQUEST = Lazy(
+    r"(?<![a-z'])(?:what|which|where|how|when)\s+(?:\w+\s+){0,2}should\s+(?:i|we)(?![a-z'])|^\W*should\s+(?:i|we)(?![a-z'])"
+    r"|[,.;:!?]\s*should\s+(?:i|we)(?![a-z'])"
+    r"|(?<![a-z'])(?:what|how)\s+do\s+you\s+think|(?<![a-z'])any\s+(?:thoughts|ideas)(?![a-z'])"
+    r"|(?<![a-z'])what\s+would\s+you\s+(?:do|pick|choose|go\s+for|get)(?![a-z'])"
+    r"|(?<![a-z'])help\s+me\s+(?:to\s+)?(?:choose|decide|pick|plan|figure\s+out|find)(?![a-z'])"
+    r"|我(?:该|应该)|(?:该|应该)怎么|怎么办|你觉得|你看我|帮我(?:选|挑|想|出主意|参谋|看看)|有(?:什么|没有|啥)好?(?:办法|主意)",
+    re.IGNORECASE, needs=("should", "think", "thoughts", "ideas", "would you", "help me", "该", "怎么办", "觉得", "你看",
+                          "帮我", "办法", "主意"))
+
+
+def asks_advice(text, opinion=False):
+    """A request for advice now, not a question about advice given before; `opinion`: asking what to do
+    counts too ("what should I get my sister?"), though without the words of advice to frame."""
+    asked = ADVICE_REQUEST.finds(text) or (opinion and OPINION_REQUEST.finds(text))
+    return bool(asked and not ADVICE_GIVEN.finds(text))
+
+
 _FRAME = []
 
 
@@ -115,7 +136,7 @@ def query_terms(q, text):
     q.specific = {t: lex.specificity(t) for t, w in terms.items()
                   if w >= rank.STRONG and len(t) > 1 and knowledge._is_cjk(t)}
     frame = frame_terms()
-    if ADVICE_REQUEST.finds(text) and not ADVICE_GIVEN.finds(text):
+    if asks_advice(text):
         frame = frame | ADVICE_WORDS
     terms = {t: w * FRAME_WEIGHT if t in frame else w for t, w in terms.items()}
     _phrasal_verbs_as_parts(text, lex, terms)

@@ -11,7 +11,7 @@ from ..errors import PuError
 from ..records import get_record
 from . import causal, overview, rank, trace, when, whose
 from .index import CHANNELS, episode_of, open_recall
-from .lexical import rank_query
+from .lexical import asks_advice, rank_query
 from .ppr import Graph, path_to, personalized_pagerank
 from .query import Query
 from .rows import build_row, capture_row, hypothesis_stub
@@ -108,6 +108,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     q.asks_when = when.asks_when(q.raw)
     q.asks_now = when.asks_now(q)
     whose.resolve(q)
+    q.advice = asks_advice(q.raw, opinion=True) and not q.named and q.side != 0
     why_question = causal.is_causal(q.raw)
     if why_question:
         q.reached = {}
@@ -192,6 +193,14 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         per[episode] = per.get(episode, 0) + 1
         kept.append(key)
 
+    said_nearby = {}
+    if q.advice and searched and len(kept) < offset + limit:
+        for row, why in whose.own_words_nearby(q, kept, row_by_key, offset + limit - len(kept)):
+            row_by_key[row["key"]] = row
+            fused[row["key"]] = 0.0
+            said_nearby[row["key"]] = why
+            kept.append(row["key"])
+
     out_rows, used, truncated = [], 0, False
     for position, key in enumerate(kept[offset:], start=offset):
         if len(out_rows) >= limit:
@@ -199,7 +208,7 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
             break
         row = row_by_key[key]
         item = _row(q, row, detail_of.get(key), assoc_of.get(key), fused[key], position + 1,
-                    time_of.get(key) or causes.get(key))
+                    time_of.get(key) or causes.get(key) or said_nearby.get(key))
         cost = rank.estimate_tokens(" ".join(str(v) for v in (item.get("title"), item.get("summary"), item.get("snippet")) if v))
         if out_rows and used + cost > budget:
             truncated = True

@@ -114,3 +114,36 @@ def prefer(q, ranked, in_channel, strength):
             score *= WHOSE_BOOST
         out.append((doc, score, detail))
     return out
+
+
+NEARBY_SOURCES = 3  # a request for advice looks around its best few matches ...
+NEARBY_PER_SOURCE = 40  # ... at this many turns of each one's conversation, nearest first
+
+
+def own_words_nearby(q, kept, row_by_key, wanted):
+    """[(row, why)]: up to `wanted` of the owner's own turns from the conversations of the best matches, for a
+    request for advice ("any tips for my trip?") whose matches were too few: what the user said about
+    themselves there (the camera they own, the food they can't eat) is what the advice depends on,
+    in whatever words. Nearest the match first; each says which match it sat near."""
+    sources = [k[2:] for k in kept if k.startswith("c:")][:NEARBY_SOURCES]
+    if not sources or wanted <= 0:
+        return []
+    mates = q.ai.session_mates(sources, NEARBY_PER_SOURCE)
+    order = []  # (distance, source, capture key)
+    for source in sources:
+        for distance, cid in enumerate(mates.get(source, ())):
+            order.append((distance, sources.index(source), "c:" + cid, source))
+    order.sort()
+    taken, out = set(kept), []
+    rows = q.recall.docs_by_key({key for _d, _n, key, _s in order} - taken)
+    for _distance, _n, key, source in order:
+        row = rows.get(key)
+        if key in taken or row is None or not row["own"]:
+            continue
+        if not q.admits(row, direct=False)[0]:
+            continue
+        taken.add(key)
+        out.append((row, {"channel": "conversation", "asked_for": "advice", "near": source, "whose": {"side": "owner"}}))
+        if len(out) >= wanted:
+            break
+    return out
