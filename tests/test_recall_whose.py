@@ -97,6 +97,16 @@ class WhoseWordsTest(RecallTest):
             out = client.call("personal_recall", {"query": ask, "maintenance": True})
             self.assertNotIn(mac, self.top_ids(out), ask)
 
+    def test_phrasings_that_ask_for_advice(self):
+        from personal_understanding.retrieval.lexical import asks_advice
+        asking = ["Any tips for my trip?", "What should I get my sister for her birthday?", "Should I call her?",
+                  "Do you think it might be my living room?", "How can I sleep better?", "我该怎么办", "你觉得呢",
+                  "周末去哪玩，有什么推荐吗？", "Help me pick a gift for Anna"]
+        telling = ["What did you recommend for my trip?", "How did I get there?", "I think so",
+                   "How many books do I have?", "What tips did my coach give me?", "你之前推荐过哪本书"]
+        self.assertEqual([t for t in asking if not asks_advice(t, opinion=True)], [])
+        self.assertEqual([t for t in telling if asks_advice(t, opinion=True)], [])
+
     def test_phrasings_that_say_whose_words_are_meant(self):
         cases = {
             "What was the name of the hostel you recommended?": 0,

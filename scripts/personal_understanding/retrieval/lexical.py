@@ -98,11 +98,12 @@ ADVICE_WORDS = frozenset(stem(w) for w in ("tip", "idea", "suggest", "suggestion
 OPINION_REQUEST = Lazy(
     r"(?<![a-z'])(?:what|which|where|how|when)\s+(?:\w+\s+){0,2}should\s+(?:i|we)(?![a-z'])|^\W*should\s+(?:i|we)(?![a-z'])"
     r"|[,.;:!?]\s*should\s+(?:i|we)(?![a-z'])"
-    r"|(?<![a-z'])(?:what|how)\s+do\s+you\s+think|(?<![a-z'])any\s+(?:thoughts|ideas)(?![a-z'])"
+    r"|(?<![a-z'])(?:what|how|do|would)\s+you\s+think|(?<![a-z'])any\s+(?:thoughts|ideas)(?![a-z'])"
+    r"|(?<![a-z'])how\s+(?:can|could|should|do)\s+(?:i|we)(?![a-z'])"
     r"|(?<![a-z'])what\s+would\s+you\s+(?:do|pick|choose|go\s+for|get)(?![a-z'])"
     r"|(?<![a-z'])help\s+me\s+(?:to\s+)?(?:choose|decide|pick|plan|figure\s+out|find)(?![a-z'])"
     r"|我(?:该|应该)|(?:该|应该)怎么|怎么办|你觉得|你看我|帮我(?:选|挑|想|出主意|参谋|看看)|有(?:什么|没有|啥)好?(?:办法|主意)",
-    re.IGNORECASE, needs=("should", "think", "thoughts", "ideas", "would you", "help me", "该", "怎么办", "觉得", "你看",
+    re.IGNORECASE, needs=("should", "think", "thoughts", "ideas", "would you", "help me", "how", "该", "怎么办", "觉得", "你看",
                           "帮我", "办法", "主意"))
 
 
