@@ -97,6 +97,15 @@ class WhoseWordsTest(RecallTest):
             out = client.call("personal_recall", {"query": ask, "maintenance": True})
             self.assertNotIn(mac, self.top_ids(out), ask)
 
+    def test_who_asks_for_advice_is_the_owner_even_without_saying_i(self):
+        mine, _ = self.chat(
+            "s1", ("user", "user", "The battery of this laptop barely lasts an hour now."),
+            ("assistant", "other", "A laptop battery wears out after a few hundred cycles; a new laptop, or a new "
+                                   "battery for the laptop, both help. Keep a laptop between 20 and 80 percent."))
+        out = self.probe("Can you suggest a laptop?")
+        self.assertEqual(self.top_ids(out)[0], mine)
+        self.assertEqual(out["top"][0]["why"]["whose"], {"side": "owner"})
+
     def test_phrasings_that_ask_for_advice(self):
         from personal_understanding.retrieval.lexical import asks_advice
         asking = ["Any tips for my trip?", "What should I get my sister for her birthday?", "Should I call her?",

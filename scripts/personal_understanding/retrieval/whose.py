@@ -64,6 +64,11 @@ def side_asked(text):
     return 1
 
 
+def shared(text):
+    """Is the question about the conversation as a whole ("our chat", "remind me")?"""
+    return _SHARED.finds((text or "").lower().replace("\u2019", "'"))
+
+
 def speakers_named(text, speakers):
     """The speakers (normalised names, as the index keeps them) that the text names as whole words.
 
