@@ -153,7 +153,10 @@ class SavedByDefault(Helpers):
 
     def test_a_profession_outside_code_told_beside_a_coding_question_is_the_speakers(self):
         self.assertSignal(["I'm a nurse learning to code, how do I start with JavaScript?",
-                           "I'm a teacher and my school laptop keeps crashing"], "personal", "occupation")
+                           "I'm a teacher and my school laptop keeps crashing",
+                           "My old laptop is so slow that I can't work on client files anymore, I'm a freelance designer.",
+                           "I'm a photographer and my laptop keeps crashing when I export",
+                           "I went freelance last month and the first invoice got paid today"], "personal", "occupation")
         self.assertSignal(["I'm a developer, how do I set up eslint with prettier"], "technical")
 
     def test_a_certification_earned_and_a_relative_quiet_all_evening_outweigh_technical_words(self):
