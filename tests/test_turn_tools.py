@@ -142,6 +142,23 @@ class TurnTest(ArchiveTest):
         self.assertEqual(kept, ["给我讲讲王磊的事"])  # a read that found rows keeps its words
         self.assertFalse([t for t in traces(self.root) if t["turn_id"] == "q6"])  # the long request was not read
 
+    def test_a_request_for_advice_in_technical_words_reads_what_the_user_said_about_themselves(self):
+        said = [turn(self.root, text, turn_id=f"t{n}", session_id="chat-1")["capture_id"] for n, text in enumerate((
+            "My old laptop is so slow that I can't work on client files anymore, I'm a freelance designer.",
+            "I've always been on a Mac and I really don't want to relearn all my shortcuts.",
+            "I travel to clients twice a week so it can't be heavy."))]
+        self.assertTrue(all(said))
+        out = turn(self.root, "Can you suggest a laptop?", turn_id="q1", session_id="chat-2")
+        self.assertEqual((out["receipt"]["signal"], out["captured"]), ("technical", False))
+        rows = {r["id"]: r["why"] for r in out["memories"]["top"]}
+        self.assertEqual(list(rows)[:1], said[:1])
+        self.assertEqual(set(rows), set(said))  # the Mac and the travel: no word of the request, yet the advice's
+        self.assertEqual(rows[said[2]].get("asked_for"), "advice")
+        self.assertIn("memories", out["next"])
+        coding = turn(self.root, "how do I reverse a list in python", turn_id="q2", session_id="chat-2")
+        self.assertNotIn("memories", coding)  # a technical question that asks no advice reads nothing
+        self.assertFalse([t for t in traces(self.root) if t["turn_id"] == "q2"])
+
     def test_a_saved_question_still_reaches_what_was_said_in_other_words(self):
         rent = turn(self.root, "Our landlord is raising the rent by 15% in March", turn_id="t1")["capture_id"]
         out = turn(self.root, "房租涨了吗", turn_id="t2")  # saved: its own 房租 is now in the archive

@@ -45,7 +45,11 @@ TASK_READ_CHARS = 80  # a short request may be about someone the archive knows; 
 def asks_something(receipt, text):
     """A plain question or short request that is neither personal news nor technical ("小李最近怎么样",
     "what did the doctor say", "tell me about Jess"): the archive may hold its answer even where the
-    words do not say they ask the memory."""
+    words do not say they ask the memory. A request for advice reads even when technical ("can you
+    suggest a laptop?"): what the user said about themselves (always on a Mac) is what the advice depends on."""
+    if receipt["signal"] == "technical":
+        from .retrieval.lexical import asks_advice
+        return asks_advice(text)
     if receipt["signal"] != "non-personal":
         return False
     codes = {r["code"] for r in receipt["reasons"]}

@@ -197,7 +197,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
 
     said_nearby = {}
     if q.advice and searched and len(kept) < offset + limit:
-        for row, why in whose.own_words_nearby(q, kept, row_by_key, offset + limit - len(kept)):
+        matched = [k for k in kept if k in detail_of and detail_of[k][2]["direct"] and not detail_of[k][3]]
+        for row, why in whose.own_words_nearby(q, matched, kept, offset + limit - len(kept)):
             row_by_key[row["key"]] = row
             fused[row["key"]] = 0.0
             said_nearby[row["key"]] = why

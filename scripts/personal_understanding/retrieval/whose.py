@@ -122,15 +122,17 @@ def prefer(q, ranked, in_channel, strength):
 
 
 NEARBY_SOURCES = 3  # a request for advice looks around its best few matches ...
-NEARBY_PER_SOURCE = 40  # ... at this many turns of each one's conversation, nearest first
+NEARBY_PER_SOURCE = 8  # ... at this many turns of each one's conversation, nearest first (a chat changes topic) ...
+NEARBY_SHOWN = 3  # ... and adds at most this many: a hint of what the advice depends on, not the conversation
 
 
-def own_words_nearby(q, kept, row_by_key, wanted):
-    """[(row, why)]: up to `wanted` of the owner's own turns from the conversations of the best matches, for a
+def own_words_nearby(q, matched, kept, wanted):
+    """[(row, why)]: up to `wanted` of the owner's own turns from the conversations of the best matches
+    (`matched`: keys found by the query's own words, best first; `kept`: keys already shown), for a
     request for advice ("any tips for my trip?") whose matches were too few: what the user said about
     themselves there (the camera they own, the food they can't eat) is what the advice depends on,
     in whatever words. Nearest the match first; each says which match it sat near."""
-    sources = [k[2:] for k in kept if k.startswith("c:")][:NEARBY_SOURCES]
+    sources = [k[2:] for k in matched if k.startswith("c:")][:NEARBY_SOURCES]
     if not sources or wanted <= 0:
         return []
     mates = q.ai.session_mates(sources, NEARBY_PER_SOURCE)
@@ -149,6 +151,6 @@ def own_words_nearby(q, kept, row_by_key, wanted):
             continue
         taken.add(key)
         out.append((row, {"channel": "conversation", "asked_for": "advice", "near": source, "whose": {"side": "owner"}}))
-        if len(out) >= wanted:
+        if len(out) >= min(wanted, NEARBY_SHOWN):
             break
     return out
