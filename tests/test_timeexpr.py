@@ -562,6 +562,9 @@ class BareWeekdayTest(unittest.TestCase):
             with self.subTest(text=text):
                 self.assertEqual([e for e, _f, _t in self.found(text)], [e for e in ("下周五", "last friday")
                                                                            if e == text])
+        for text in ("Any ideas for a weekend getaway?", "I went on a Monday", "is there a saturday class I could take?"):
+            with self.subTest(text=text):  # some weekend, a Monday: no day in particular, whichever way it leans
+                self.assertEqual(self.found(text, lean="back"), [])
         self.assertEqual(self.found("周五开会", lean="back"), [("周五", "2026-02-27", "2026-02-27")])
         self.assertEqual(self.found("周五开会", lean="ahead"), [("周五", "2026-03-06", "2026-03-06")])
 

@@ -680,7 +680,7 @@ _EN_RULES = [
 # Bare weekdays and weekends: read only in a direction (see lean_of).
 _BARE_CN = (r"(?<![上下这本每逢个到至～~\-])(?:周|星期|礼拜)(?P<wd>[一二三四五六日天]|末)"
             r"(?![到至～~\-]|[起直样般定些点次共切边致同个气空然才真生本子常报刊])")
-_BARE_EN = _w(r"(?<!every )(?<!each )(?:(?:on|over|at|during)\s+)?(?:the\s+|my\s+)?"
+_BARE_EN = _w(r"(?<!every )(?<!each )(?<!\ba )(?<!\ban )(?<!any )(?<!one )(?:(?:on|over|at|during)\s+)?(?:the\s+|my\s+)?"
               r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)(?!s)"
               r"(?!\s+(?:before|after|of)\b)")  # the Monday before July 24 is anchored on that day
 _BACK_CN = Lazy(r"了|过(?![年节来去]|[一二两三四五六七八九十几半\d]+个?(?:天|周|星期|礼拜|月|年)|一阵)|已经|刚刚|刚才")  # 过两天: ahead
