@@ -456,6 +456,16 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertLessEqual(set(english), set(ids))
         self.assertIn(chinese, self.top_ids(self.probe("how is my mom's surgery going")))
 
+    def test_a_thing_a_topic_covers_is_found_by_its_name_in_the_other_language(self):
+        landlord = self.say("今天跟房东吵了一架，他说下个月要涨房租三百块。")
+        dumplings = self.say("Made dumplings with grandma all afternoon, she still folds them faster than me.")
+        keys = self.say("钥匙又找不到了，最后在冰箱上面找到的")
+        for question, found in (("what's my landlord up to?", landlord), ("我上次包饺子是跟谁", dumplings),
+                                ("where did I find my keys?", keys)):
+            out = self.probe(question)
+            self.assertEqual(self.top_ids(out)[:1], [found], question)
+            self.assertEqual({how["via"] for how in out["top"][0]["why"]["stands_for"].values()}, {"everyday"}, question)
+
     def test_one_character_kin_words_stand_only_as_words(self):
         coffee = self.say("哥伦比亚的咖啡挺好喝")
         out = self.probe("哥伦比亚")
