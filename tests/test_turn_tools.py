@@ -159,6 +159,15 @@ class TurnTest(ArchiveTest):
         self.assertNotIn("memories", coding)  # a technical question that asks no advice reads nothing
         self.assertFalse([t for t in traces(self.root) if t["turn_id"] == "q2"])
 
+    def test_the_message_said_just_before_a_saved_question_is_not_brought_for_being_next_to_it(self):
+        said = turn(self.root, "My sister-in-law Priya had her baby girl, they named her Asha.", turn_id="t1",
+                    session_id="chat-1")["capture_id"]
+        asked = turn(self.root, "Did I save money on anything this month? I feel broke.", turn_id="t2",
+                     session_id="chat-1")
+        self.assertTrue(asked["captured"])
+        read = asked.get("recall") or asked.get("memories") or {}
+        self.assertNotIn(said, [r["id"] for r in read.get("top", [])])
+
     def test_a_saved_question_still_reaches_what_was_said_in_other_words(self):
         rent = turn(self.root, "Our landlord is raising the rent by 15% in March", turn_id="t1")["capture_id"]
         out = turn(self.root, "房租涨了吗", turn_id="t2")  # saved: its own 房租 is now in the archive

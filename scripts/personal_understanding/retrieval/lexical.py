@@ -433,7 +433,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
         if unseen:
             _words_as_said(q, unseen, total, channel, scored, in_channel, rows)
         if channel == "verbatim":
-            _lift_neighbours(recall, scored, in_channel, rows)
+            _lift_neighbours(recall, scored, in_channel, rows, q.own_key)
         for doc, (row, entity, aliases) in routed.items():
             if row["channel"] != channel:
                 continue
@@ -516,15 +516,18 @@ def _unscored():
     return (0.0, {"matched": {}, "anchor": False, "below_threshold": False})
 
 
-def _lift_neighbours(recall, scored, in_channel, rows):
+def _lift_neighbours(recall, scored, in_channel, rows, own_key=None):
     """A turn next to a strong match shares a part of its score (a separate, capped channel).
 
     The lift is a share (below 1) of the neighbour's own score, smaller for a
     long turn, which stands on its own: a reply never outranks the turn that
-    holds the words unless it has words of its own.
+    holds the words unless it has words of its own. The current turn's own saved
+    message (`own_key`) holds every word of the query and lifts nothing: the
+    message said before it in the chat is no answer for being next to the question.
     """
     sources = heapq.nlargest(CONTEXT_SOURCES, ((doc, s) for doc, (s, d) in scored.items()
-                                               if not d["below_threshold"] and d["matched"]), key=lambda x: (x[1], -x[0]))
+                                               if not d["below_threshold"] and d["matched"]
+                                               and in_channel[doc]["key"] != own_key), key=lambda x: (x[1], -x[0]))
     if not sources:
         return
     lifts = {}
