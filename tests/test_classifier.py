@@ -205,6 +205,10 @@ class SavedByDefault(Helpers):
                            "my son has an IEP meeting tomorrow"], "personal")
         self.assertSignal(["what does the ACL in nginx config do"], "technical")
 
+    def test_asking_for_an_update_on_something_is_not_software(self):
+        self.assertSignal(["any update on the promotion?", "any updates on the house sale?"], "non-personal")
+        self.assertSignal(["how do I update node", "any updates on the deploy pipeline?"], "technical")
+
     def test_reasons_name_the_structure_that_fired(self):
         self.assertIn("narrative", codes(classify("周末把阳台的多肉全换了盆")))
         self.assertIn("time-anchor", codes(classify("周末把阳台的多肉全换了盆")))

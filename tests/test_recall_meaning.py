@@ -466,6 +466,14 @@ class BuiltInKnowledgeTest(RecallTest):
             self.assertEqual(self.top_ids(out)[:1], [found], question)
             self.assertEqual({how["via"] for how in out["top"][0]["why"]["stands_for"].values()}, {"everyday"}, question)
 
+    def test_the_dentist_is_about_teeth_not_any_doctor_and_a_bite_is_an_injury(self):
+        tooth = self.say("Got my wisdom tooth pulled this morning, face is swollen like a chipmunk.")
+        vet = self.say("我们家猫咪绝育了，医生说恢复要一周。")
+        bite = self.say("My neighbour's dog bit my ankle on the stairs, I had to get a tetanus shot.")
+        self.assertEqual(self.top_ids(self.probe("what happened at the dentist?"))[:1], [tooth])
+        self.assertNotIn(vet, self.top_ids(self.probe("what happened at the dentist?")))
+        self.assertEqual(self.top_ids(self.probe("was I injured recently?"))[:1], [bite])
+
     def test_one_character_kin_words_stand_only_as_words(self):
         coffee = self.say("哥伦比亚的咖啡挺好喝")
         out = self.probe("哥伦比亚")
