@@ -336,6 +336,17 @@ class WholeWordTest(RecallTest):
         out = self.probe("我的体检结果", capture_id=self.say("我的体检结果"))
         self.assertEqual(self.top_ids(out)[:1], [checkup])
         self.assertNotEqual(self.top_ids(out)[:1], [asked])
+    def test_a_verb_and_its_object_said_apart_answer_the_word_they_make(self):
+        # 修车 is nowhere as a word: the car was scratched, then "只能自己修"
+        repair = self.say("车被刮了，对方逃逸了，只能自己修，花了一千五。")
+        salary = self.say("外企的offer下来了，工资比现在高30%。")
+        commute = self.say("今天开车去公司，路上修路堵了一小时")
+        out = self.probe("修车花了多少钱")
+        self.assertEqual(self.top_ids(out)[:1], [repair])
+        self.assertEqual(out["top"][0]["why"]["apart"], ["修车"])
+        self.assertNotIn(commute, self.top_ids(out))  # both characters, but nothing else the question says
+        self.assertNotIn("apart", next(r for r in out["top"] if r["id"] == salary)["why"])
+
     def test_a_word_the_language_uses_everywhere_tells_less_than_a_rare_one(self):
         # 闹钟, 其他 and 需要 are each in one text here: the archive's counts alone cannot tell them apart
         clock = self.say("家里的闹钟坏了，今天早上又迟到了，被老师说了一顿。")

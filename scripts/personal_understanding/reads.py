@@ -44,7 +44,7 @@ def compact_row(row):
 
 
 _HOW_FOUND = ("expand", "stands_for", "context", "verbatim_phrase", "expression", "from", "to",
-              "supports_reached", "contradicts_reached", "in_range", "whose", "asked_for", "near")
+              "supports_reached", "contradicts_reached", "in_range", "whose", "asked_for", "near", "apart")
 
 
 def probe_view(result):

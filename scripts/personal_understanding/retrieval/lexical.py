@@ -38,6 +38,7 @@ HELD_CHECKED = 2  # a query word in at most this many texts is checked for being
 TRANSLATION_MAX_DF = 100  # a stand-in in the other language finds (not only re-scores) in at most this many texts
 TOPIC_WEIGHT = 0.4  # a thing a wider word covers (火锅 for 吃): it finds even when the wider word is in the archive ...
 TOPIC_WHEN_FOUND = 0.2  # ... at this weight then
+SPLIT_SHARE = 0.5  # an unseen two-character word found as its two characters apart in a text
 TOPIC_MAX_TERMS = 8  # topics widen a question of at most this many words (widens)
 
 
@@ -489,14 +490,20 @@ def _verbatim_phrases(q, phrases, channel, scored, in_channel, rows):
 
 def _words_as_said(q, unseen, total, channel, scored, in_channel, rows):
     """A candidate whose text holds an unseen word scores it as if it were indexed there once (the
-    rarest a word can be), and the word counts as the user's own."""
+    rarest a word can be), and the word counts as the user's own. A two-character word a candidate
+    holds only as its two characters apart (修车 in 车被刮了…只能自己修: a verb and its object, said the
+    other way round) counts at SPLIT_SHARE of that: the candidate already matched another word of the question."""
     for doc in _best_scored(scored) + _overlapping(q, unseen, channel, scored, in_channel, rows):
         text = phrase.folded_text(q.ai, doc, in_channel, q.text_cache)
-        said = {word: weight * rank.idf(total, 1) for word, weight in unseen.items() if word in text}
+        said = {word: weight * rank.idf(total, 1) * (1.0 if word in text else SPLIT_SHARE)
+                for word, weight in unseen.items()
+                if word in text or (len(word) == 2 and word[0] in text and word[1] in text and doc in scored)}
         if said:
             score, detail = scored.get(doc, _unscored())
             matched = dict(detail["matched"], **said)
-            scored[doc] = (score + sum(said.values()), dict(detail, matched=matched, below_threshold=False))
+            apart = [word for word in said if word not in text]
+            detail = dict(detail, matched=matched, below_threshold=False, **({"apart": apart} if apart else {}))
+            scored[doc] = (score + sum(said.values()), detail)
 
 
 def _best_scored(scored):

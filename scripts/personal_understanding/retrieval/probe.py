@@ -284,6 +284,8 @@ def _row(q, row, detail, assoc, fused, rank_no, found_as=None):
             why["context"] = d["context"]
         if d.get("phrase"):
             why["verbatim_phrase"] = d["phrase"]
+        if d.get("apart"):
+            why["apart"] = d["apart"]  # said as its characters apart (车…修 for 修车), not as the word
         if d.get("stands_for"):
             why["stands_for"] = d["stands_for"]
         if d.get("whose"):
