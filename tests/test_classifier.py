@@ -205,6 +205,12 @@ class SavedByDefault(Helpers):
                            "my son has an IEP meeting tomorrow"], "personal")
         self.assertSignal(["what does the ACL in nginx config do"], "technical")
 
+    def test_a_coding_interview_a_childs_ambition_and_being_criticised_after_a_release_are_the_speakers(self):
+        self.assertSignal(["I bombed the coding interview, froze on a simple array question.",
+                           "My son wants to be a game developer, he's 14 and already coding in Python.",
+                           "今天系统上线出事故，我被领导点名批评了。"], "personal")
+        self.assertSignal(["how do I reverse a linked list for a coding interview"], "technical")
+
     def test_asking_for_an_update_on_something_is_not_software(self):
         self.assertSignal(["any update on the promotion?", "any updates on the house sale?"], "non-personal")
         self.assertSignal(["how do I update node", "any updates on the deploy pipeline?"], "technical")

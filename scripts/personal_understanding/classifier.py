@@ -207,7 +207,7 @@ def _cues(msg, lex):
     # ("the deploy failed and my manager is furious with me"; 被领导当众批评: the one 被 names acted on the speaker)
     known = [h[1] for h in found if h[0] == "relationship-mention"]
     reaction = known and (_first(msg.view.low, msg.view, lex, "reactions_to_me")
-                          or next((k for k in known if k.startswith("被") or "被" + k in msg.view.low), None))
+                          or next((k for k in known if "被" in k[:2] or "被" + k in msg.view.low), None))
     if reaction:
         found.append(("reaction-to-me", reaction, "life"))
     plight = forms.plight_with(msg.view.low, lex)
