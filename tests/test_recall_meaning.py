@@ -485,6 +485,14 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertNotIn(vet, self.top_ids(self.probe("what happened at the dentist?")))
         self.assertEqual(self.top_ids(self.probe("was I injured recently?"))[:1], [bite])
 
+    def test_a_habit_is_what_the_user_keeps_doing(self):
+        journal = self.say("I've started journaling every morning, 3 weeks streak")
+        run = self.say("坚持晨跑一个月了，每天六点起")
+        self.say("car failed inspection, need the brakes done before Friday")
+        for question in ("do I have any habits?", "我最近养成了什么习惯"):
+            out = self.probe(question)
+            self.assertEqual(set(self.top_ids(out)[:2]), {journal, run}, question)
+
     def test_one_character_kin_words_stand_only_as_words(self):
         coffee = self.say("哥伦比亚的咖啡挺好喝")
         out = self.probe("哥伦比亚")
