@@ -281,7 +281,8 @@ class ContentTermsTest(unittest.TestCase):
     def test_irregular_forms_meet_their_base(self):
         groups = [("buy", "bought", "buying"), ("run", "ran", "running"), ("eat", "ate", "eaten"), ("go", "went", "gone"),
                   ("go", "goes", "going", "went"), ("lose", "lost", "losing"), ("pay", "paid"), ("feel", "felt", "feeling"), ("child", "children", "children's"),
-                  ("wife", "wives"), ("tooth", "teeth")]
+                  ("wife", "wives"), ("tooth", "teeth"), ("die", "died", "dying"), ("lie", "lied", "lying"),
+                  ("tie", "tied", "tying")]
         for group in groups:
             with self.subTest(group=group):
                 self.assertEqual(len({stem(w) for w in group}), 1, [stem(w) for w in group])
