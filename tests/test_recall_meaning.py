@@ -471,8 +471,9 @@ class BuiltInKnowledgeTest(RecallTest):
         landlord = self.say("今天跟房东吵了一架，他说下个月要涨房租三百块。")
         dumplings = self.say("Made dumplings with grandma all afternoon, she still folds them faster than me.")
         keys = self.say("钥匙又找不到了，最后在冰箱上面找到的")
+        visit = self.say("Visited my aunt in the hospital, she's recovering well")
         for question, found in (("what's my landlord up to?", landlord), ("我上次包饺子是跟谁", dumplings),
-                                ("where did I find my keys?", keys)):
+                                ("where did I find my keys?", keys), ("上次去看望谁了", visit)):
             out = self.probe(question)
             self.assertEqual(self.top_ids(out)[:1], [found], question)
             self.assertEqual({how["via"] for how in out["top"][0]["why"]["stands_for"].values()}, {"everyday"}, question)
