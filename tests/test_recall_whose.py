@@ -97,6 +97,24 @@ class WhoseWordsTest(RecallTest):
             out = client.call("personal_recall", {"query": ask, "maintenance": True})
             self.assertNotIn(mac, self.top_ids(out), ask)
 
+    def test_the_users_words_near_the_request_come_before_rows_that_only_brush_it(self):
+        battery, reply, _, _, mac, _ = self.chat(
+            "s1",
+            ("user", "user", "My laptop is dying, the laptop battery lasts an hour at most."),
+            ("assistant", "other", "A laptop battery wears out; a new laptop battery or a new laptop both help."),
+            ("user", "user", "My budget is tight this month though."),
+            ("assistant", "other", "Understood, a refurbished one could do."),
+            ("user", "user", "I've always been on a Mac and I really don't want to relearn all my shortcuts."),
+            ("assistant", "other", "Staying on macOS makes sense then."))
+        brushed = self.chat("s2", ("user", "user", "Any tips for a rainy day?"),
+                            ("assistant", "other", "Stay in with a film, bake bread, call a friend, sort old photos, "
+                                                   "tidy the laptop desktop, read a novel, try a new soup, "
+                                                   "write letters, and plan a trip for the spring."))[1]
+        ids = self.top_ids(self.probe("Can you suggest a laptop?"))
+        self.assertEqual(set(ids[:2]), {battery, reply})
+        self.assertIn(brushed, ids)
+        self.assertLess(ids.index(mac), ids.index(brushed))
+
     def test_who_asks_for_advice_is_the_owner_even_without_saying_i(self):
         mine, _ = self.chat(
             "s1", ("user", "user", "The battery of this laptop barely lasts an hour now."),

@@ -196,13 +196,21 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         kept.append(key)
 
     said_nearby = {}
-    if q.advice and searched and len(kept) < offset + limit:
+    if q.advice and searched:
         matched = [k for k in kept if k in detail_of and detail_of[k][2]["direct"] and not detail_of[k][3]]
-        for row, why in whose.own_words_nearby(q, matched, kept, offset + limit - len(kept)):
+        best = max((detail_of[k][1] for k in matched), default=0.0)
+        # Before the rows that only brush the request (a common word), or after the rest when there is room.
+        weak = next((n for n, k in enumerate(kept[:offset + limit]) if n >= whose.NEARBY_AFTER and
+                     (k not in detail_of or detail_of[k][1] < whose.NEARBY_WEAK * best)), None)
+        room = offset + limit - len(kept)
+        at = weak if weak is not None else len(kept)
+        wanted = max(room, 0) + (offset + limit - weak if weak is not None else 0)
+        found = whose.own_words_nearby(q, matched, kept, wanted)
+        for row, why in found:
             row_by_key[row["key"]] = row
             fused[row["key"]] = 0.0
             said_nearby[row["key"]] = why
-            kept.append(row["key"])
+        kept[at:at] = [row["key"] for row, _why in found]
 
     out_rows, used, truncated = [], 0, False
     for position, key in enumerate(kept[offset:], start=offset):

@@ -124,14 +124,16 @@ def prefer(q, ranked, in_channel, strength):
 NEARBY_SOURCES = 3  # a request for advice looks around its best few matches ...
 NEARBY_PER_SOURCE = 8  # ... at this many turns of each one's conversation, nearest first (a chat changes topic) ...
 NEARBY_SHOWN = 3  # ... and adds at most this many: a hint of what the advice depends on, not the conversation
+NEARBY_AFTER = 1  # they come after the best match at least ...
+NEARBY_WEAK = 0.25  # ... and before the first that scores below this share of the best match
 
 
 def own_words_nearby(q, matched, kept, wanted):
-    """[(row, why)]: up to `wanted` of the owner's own turns from the conversations of the best matches
-    (`matched`: keys found by the query's own words, best first; `kept`: keys already shown), for a
-    request for advice ("any tips for my trip?") whose matches were too few: what the user said about
-    themselves there (the camera they own, the food they can't eat) is what the advice depends on,
-    in whatever words. Nearest the match first; each says which match it sat near."""
+    """[(row, why)]: up to `wanted` (at most NEARBY_SHOWN) of the owner's own turns from the conversations of
+    the best matches (`matched`: keys found by the query's own words, best first; `kept`: keys already
+    shown), for a request for advice ("any tips for my trip?"): what the user said about themselves
+    there (the camera they own, the food they can't eat) is what the advice depends on, in whatever
+    words. Nearest the match first; each says which match it sat near. The probe places them."""
     sources = [k[2:] for k in matched if k.startswith("c:")][:NEARBY_SOURCES]
     if not sources or wanted <= 0:
         return []
