@@ -115,6 +115,14 @@ class WhoseWordsTest(RecallTest):
         self.assertIn(brushed, ids)
         self.assertLess(ids.index(mac), ids.index(brushed))
 
+    def test_a_request_matched_in_the_other_language_brings_the_conversations_own_words_too(self):
+        allergy, _, dinner = self.chat("s1", ("user", "user", "我对海鲜过敏，一吃虾就起疹子。"),
+                                       ("user", "user", "我老公不吃辣，我们家做菜基本不放辣椒。"),
+                                       ("user", "user", "周末想请同事来家里吃饭，大概六个人。"))
+        out = self.probe("any dinner ideas for my coworkers?")  # coworkers found 同事: a stand-in, not the words
+        self.assertEqual(self.top_ids(out)[:1], [dinner])
+        self.assertEqual(next(r for r in out["top"] if r["id"] == allergy)["why"].get("near"), dinner)
+
     def test_who_asks_for_advice_is_the_owner_even_without_saying_i(self):
         mine, _ = self.chat(
             "s1", ("user", "user", "The battery of this laptop barely lasts an hour now."),

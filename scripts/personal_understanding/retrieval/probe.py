@@ -197,7 +197,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
 
     said_nearby = {}
     if q.advice and searched:
-        matched = [k for k in kept if k in detail_of and detail_of[k][2]["direct"] and not detail_of[k][3]]
+        # What the request's words (or words standing for them) matched: not a neighbour those lifted.
+        matched = [k for k in kept if k in detail_of and detail_of[k][2]["matched"] and not detail_of[k][3]]
         best = max((detail_of[k][1] for k in matched), default=0.0)
         # Before the rows that only brush the request (a common word), or after the rest when there is room.
         weak = next((n for n, k in enumerate(kept[:offset + limit]) if n >= whose.NEARBY_AFTER and
