@@ -287,6 +287,8 @@ class ContentTermsTest(unittest.TestCase):
             with self.subTest(group=group):
                 self.assertEqual(len({stem(w) for w in group}), 1, [stem(w) for w in group])
         self.assertNotEqual(stem("ate"), stem("at"))  # before: "ate" lost its e and became the preposition
+        self.assertEqual({stem(w) for w in ("tired", "tiring", "tiredness")}, {stem("tired")})
+        self.assertNotEqual(stem("tired"), stem("tires"))  # so tired is not about the car's tires
 
     def test_a_noun_made_from_a_word_meets_that_word(self):
         groups = [("retirement", "retired", "retire"), ("happiness", "happy"), ("loneliness", "lonely"),

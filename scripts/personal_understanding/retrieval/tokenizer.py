@@ -489,6 +489,8 @@ _VOWELS = frozenset("aeiouy")
 # Words ending in s that are no plural and would meet another word without it ("any news?" is not "new").
 _NOT_PLURAL = frozenset(("news", "lens", "series", "species"))
 _NO_LY = frozenset("aioubpf")
+# A feeling in -ed whose stem is a thing: "why am I so tired?" is not about the car's tires.
+_FEELING_ED = {"tired": "tired", "tiring": "tired", "tiredness": "tired"}
 
 
 def _irregular_forms():
@@ -531,6 +533,8 @@ def stem(word):
         w = w[:-1]
     if not (w.isascii() and w.isalpha()):
         return w
+    if w in _FEELING_ED:
+        return _FEELING_ED[w]
     w = _IRREGULAR.get(w, w)
     if len(w) >= 4 and w not in _NOT_PLURAL:
         if w.endswith("ies"):
