@@ -94,7 +94,6 @@ ADVICE_WORDS = frozenset(stem(w) for w in ("tip", "idea", "suggest", "suggestion
                                             "recommendation", "pointer", "推荐", "建议"))
 
 
-
 # Asking what to do without the words of advice: "what should I get my sister?", "what do you think?", 我该怎么办.
 OPINION_REQUEST = Lazy(
     r"(?<![a-z'])(?:what|which|where|how|when)\s+(?:\w+\s+){0,2}should\s+(?:i|we)(?![a-z'])|^\W*should\s+(?:i|we)(?![a-z'])"

@@ -130,8 +130,8 @@ NEARBY_WEAK = 0.25  # ... and before the first that scores below this share of t
 
 def own_words_nearby(q, matched, kept, wanted):
     """[(row, why)]: up to `wanted` (at most NEARBY_SHOWN) of the owner's own turns from the conversations of
-    the best matches (`matched`: keys found by the query's own words, best first; `kept`: keys already
-    shown), for a request for advice ("any tips for my trip?"): what the user said about themselves
+    the best matches (`matched`: keys the query's words or their stand-ins found, best first; `kept`: keys
+    already shown), for a request for advice ("any tips for my trip?"): what the user said about themselves
     there (the camera they own, the food they can't eat) is what the advice depends on, in whatever
     words. Nearest the match first; each says which match it sat near. The probe places them."""
     sources = [k[2:] for k in matched if k.startswith("c:")][:NEARBY_SOURCES]
