@@ -123,6 +123,17 @@ class WhoseWordsTest(RecallTest):
         self.assertEqual(self.top_ids(out)[:1], [dinner])
         self.assertEqual(next(r for r in out["top"] if r["id"] == allergy)["why"].get("near"), dinner)
 
+    def test_words_a_highly_private_record_cites_are_not_brought_near_a_request_for_advice(self):
+        from personal_understanding import records
+        _, private, dinner = self.chat("s1", ("user", "user", "我对海鲜过敏，一吃虾就起疹子。"),
+                                       ("user", "user", "我在吃抗抑郁的药，不能喝酒。"),
+                                       ("user", "user", "周末想请同事来家里吃饭，大概六个人。"))
+        records.add_record(self.root, kind="fact", title="在服用抗抑郁药", capture_ids=[private],
+                           sensitivity="highly-private")
+        ids = self.top_ids(self.probe("any dinner ideas for my coworkers?"))
+        self.assertEqual(ids[:1], [dinner])
+        self.assertNotIn(private, ids)
+
     def test_who_asks_for_advice_is_the_owner_even_without_saying_i(self):
         mine, _ = self.chat(
             "s1", ("user", "user", "The battery of this laptop barely lasts an hour now."),
