@@ -134,6 +134,18 @@ class WhoseWordsTest(RecallTest):
         self.assertEqual(ids[:1], [dinner])
         self.assertNotIn(private, ids)
 
+    def test_pages_of_a_request_for_advice_hold_each_row_once(self):
+        lines = []
+        for n in range(14):
+            lines += [("user", "user", f"note {n}: the laptop fan is loud again" if n % 3 == 0 else
+                       f"note {n}: groceries and the dentist on day {n}"), ("assistant", "other", f"reply {n}")]
+        self.chat("s1", *lines)
+        ask = "Can you suggest a laptop?"
+        whole = self.top_ids(self.probe(ask, limit=6))
+        self.assertIn("conversation", [r["why"]["channel"] for r in self.probe(ask, limit=6)["top"]])
+        pages = self.top_ids(self.probe(ask, limit=3)) + self.top_ids(self.probe(ask, limit=3, offset=3))
+        self.assertEqual(pages, whole)
+
     def test_who_asks_for_advice_is_the_owner_even_without_saying_i(self):
         mine, _ = self.chat(
             "s1", ("user", "user", "The battery of this laptop barely lasts an hour now."),

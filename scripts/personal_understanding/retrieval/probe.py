@@ -200,13 +200,11 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
         # What the request's words (or words standing for them) matched: not a neighbour those lifted.
         matched = [k for k in kept if k in detail_of and detail_of[k][2]["matched"] and not detail_of[k][3]]
         best = max((detail_of[k][1] for k in matched), default=0.0)
-        # Before the rows that only brush the request (a common word), or after the rest when there is room.
-        weak = next((n for n, k in enumerate(kept[:offset + limit]) if n >= whose.NEARBY_AFTER and
-                     (k not in detail_of or detail_of[k][1] < whose.NEARBY_WEAK * best)), None)
-        room = offset + limit - len(kept)
-        at = weak if weak is not None else len(kept)
-        wanted = max(room, 0) + (offset + limit - weak if weak is not None else 0)
-        found = whose.own_words_nearby(q, matched, kept, wanted)
+        # Before the rows that only brush the request (a common word), else after the rest; the same place
+        # whatever page is asked for.
+        at = next((n for n, k in enumerate(kept) if n >= whose.NEARBY_AFTER and
+                   (k not in detail_of or detail_of[k][1] < whose.NEARBY_WEAK * best)), len(kept))
+        found = whose.own_words_nearby(q, matched, kept)
         for row, why in found:
             row_by_key[row["key"]] = row
             fused[row["key"]] = 0.0

@@ -128,14 +128,14 @@ NEARBY_AFTER = 1  # they come after the best match at least ...
 NEARBY_WEAK = 0.25  # ... and before the first that scores below this share of the best match
 
 
-def own_words_nearby(q, matched, kept, wanted):
-    """[(row, why)]: up to `wanted` (at most NEARBY_SHOWN) of the owner's own turns from the conversations of
-    the best matches (`matched`: keys the query's words or their stand-ins found, best first; `kept`: keys
-    already shown), for a request for advice ("any tips for my trip?"): what the user said about themselves
-    there (the camera they own, the food they can't eat) is what the advice depends on, in whatever
-    words. Nearest the match first; each says which match it sat near. The probe places them."""
+def own_words_nearby(q, matched, kept):
+    """[(row, why)]: up to NEARBY_SHOWN of the owner's own turns from the conversations of the best matches
+    (`matched`: keys the query's words or their stand-ins found, best first; `kept`: keys already shown),
+    for a request for advice ("any tips for my trip?"): what the user said about themselves there (the
+    camera they own, the food they can't eat) is what the advice depends on, in whatever words. Nearest
+    the match first; each says which match it sat near. The probe places them."""
     sources = [k[2:] for k in matched if k.startswith("c:")][:NEARBY_SOURCES]
-    if not sources or wanted <= 0:
+    if not sources:
         return []
     mates = q.ai.session_mates(sources, NEARBY_PER_SOURCE)
     order = []  # (distance, source, capture key)
@@ -153,6 +153,6 @@ def own_words_nearby(q, matched, kept, wanted):
             continue
         taken.add(key)
         out.append((row, {"channel": "conversation", "asked_for": "advice", "near": source, "whose": {"side": "owner"}}))
-        if len(out) >= min(wanted, NEARBY_SHOWN):
+        if len(out) >= NEARBY_SHOWN:
             break
     return out
