@@ -11,16 +11,18 @@ the supports and contradictions the question reached.
 
 import re
 
-CAUSAL = re.compile(
+from ..patterns import Lazy
+
+CAUSAL = Lazy(
     r"为什么|为啥|为何|干嘛总|怎么老是|怎么总是|怎么又|怎么会|怎么一到|什么原因|啥原因|原因是|是因为什么|凭什么"
     r"|(?<![a-z])(?:why|how come|what makes|what made|what causes|what caused|reason (?:why|for)|cause of)(?![a-z])",
-    re.I)
+    re.I, needs=("为", "干嘛总", "怎么", "原因", "凭什么", "why", "how come", "what ma", "what cause", "reason", "cause of"))
 REACHED = 200  # the question's best-scored documents that count as reached
 SKIP = ("rejected", "expired", "superseded", "redirected", "forgotten")
 
 
 def is_causal(text):
-    return bool(CAUSAL.search(text or ""))
+    return CAUSAL.finds(text or "")
 
 
 def hypotheses(q, reached):
