@@ -472,8 +472,10 @@ class BuiltInKnowledgeTest(RecallTest):
         dumplings = self.say("Made dumplings with grandma all afternoon, she still folds them faster than me.")
         keys = self.say("钥匙又找不到了，最后在冰箱上面找到的")
         visit = self.say("Visited my aunt in the hospital, she's recovering well")
+        prize = self.say("公司年会抽奖抽中了一台扫地机器人。")
         for question, found in (("what's my landlord up to?", landlord), ("我上次包饺子是跟谁", dumplings),
-                                ("where did I find my keys?", keys), ("上次去看望谁了", visit)):
+                                ("where did I find my keys?", keys), ("上次去看望谁了", visit),
+                                ("what did I win at the party?", prize)):
             out = self.probe(question)
             self.assertEqual(self.top_ids(out)[:1], [found], question)
             self.assertEqual({how["via"] for how in out["top"][0]["why"]["stands_for"].values()}, {"everyday"}, question)
