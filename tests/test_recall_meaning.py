@@ -488,6 +488,11 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertNotIn(vet, self.top_ids(self.probe("what happened at the dentist?")))
         self.assertEqual(self.top_ids(self.probe("was I injured recently?"))[:1], [bite])
 
+    def test_a_knee_replacement_is_a_medical_procedure(self):
+        knee = self.say("Mom's knee replacement went well, she's walking with a cane already.")
+        self.say("My son scored his first goal at soccer practice!")
+        self.assertEqual(self.top_ids(self.probe("any medical procedures in the family?"))[:1], [knee])
+
     def test_a_habit_is_what_the_user_keeps_doing(self):
         journal = self.say("I've started journaling every morning, 3 weeks streak")
         run = self.say("坚持晨跑一个月了，每天六点起")
