@@ -240,6 +240,13 @@ class TimeChannelTest(RecallTest):
         self.assertEqual(self.top_ids(out), [turkey])
         self.assertEqual(self.top_ids(self.probe("感恩节干嘛了", as_of="2026-12-01")), [turkey])
 
+    def test_singles_day_is_the_eleventh_of_november_in_either_language(self):
+        bought = self.say("双十一买了一台戴森吸尘器，花了三千多。", day="2026-11-11T12:00:00Z")
+        self.say("和老公吵架了，因为他又忘了我们的结婚纪念日。", day="2026-11-01T12:00:00Z")
+        out = self.probe("what did I buy on singles day?", as_of="2026-11-25")
+        self.assertEqual(out["time"][0]["from"], "2026-11-11")
+        self.assertEqual(self.top_ids(out)[:1], [bought])
+
     def test_a_bare_weekday_or_weekend_is_read_the_way_the_words_point(self):
         # said on Monday 30 November about Friday 27; on Wednesday 2 December about Friday 4
         dentist = self.say("周五去看了牙医，补了两颗", day="2026-11-30T09:00:00Z")
@@ -473,9 +480,10 @@ class BuiltInKnowledgeTest(RecallTest):
         keys = self.say("钥匙又找不到了，最后在冰箱上面找到的")
         visit = self.say("Visited my aunt in the hospital, she's recovering well")
         prize = self.say("公司年会抽奖抽中了一台扫地机器人。")
+        race = self.say("第一次跑完半马，两小时十分。")
         for question, found in (("what's my landlord up to?", landlord), ("我上次包饺子是跟谁", dumplings),
                                 ("where did I find my keys?", keys), ("上次去看望谁了", visit),
-                                ("what did I win at the party?", prize)):
+                                ("what did I win at the party?", prize), ("how long did my half marathon take?", race)):
             out = self.probe(question)
             self.assertEqual(self.top_ids(out)[:1], [found], question)
             self.assertEqual({how["via"] for how in out["top"][0]["why"]["stands_for"].values()}, {"everyday"}, question)

@@ -31,7 +31,7 @@ from .knowledge import WORK_TITLE
 from .lexicon import Lexicon, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
-RECALL_VERSION = "70"
+RECALL_VERSION = "71"
 TITLE_WEIGHT = 2.0  # a title counts twice: it names what the record is about
 TITLE_CHARS = 80  # a capture's title is its first characters
 BUILD_CHUNK = 2000  # documents per transaction when the recall index is built from nothing (see refresh)

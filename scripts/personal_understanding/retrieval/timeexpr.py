@@ -775,6 +775,7 @@ _HOLIDAY_SPAN = {
     "fourth of july": (7, 4, 1), "independence day": (7, 4, 1), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
     "劳动节": (5, 1, 5), "五一": (5, 1, 5), "十一": (10, 1, 7), "thanksgiving": _thanksgiving, "感恩节": _thanksgiving,
     "双十一": (11, 11, 1), "双11": (11, 11, 1), "光棍节": (11, 11, 1), "双十二": (12, 12, 1), "双12": (12, 12, 1),
+    "singles day": (11, 11, 1), "singles' day": (11, 11, 1),
     "清明节": (4, 4, 3), "清明": (4, 4, 3), "easter": _easter, "memorial day": _long_weekend(5, -1),
     "labor day": _long_weekend(9, 1), "labour day": _long_weekend(9, 1),
     "black friday": lambda y: (_thanksgiving(y)[0] + _TD(1),) * 2,
@@ -842,7 +843,7 @@ _HOLIDAY_EN = _w(r"(?:(?P<p>last|this|next)\s+)?(?P<h>christmas\s+eve|christmas|
                  r"|halloween|valentine['’]?s\s+day|fourth\s+of\s+july|independence\s+day|thanksgiving"
                  r"|(?:chinese|lunar)\s+new\s+year|spring\s+festival|mid[\s-]autumn\s+festival|moon\s+festival"
                  r"|dragon\s+boat\s+festival|easter|memorial\s+day|labou?r\s+day|black\s+friday"
-                 r"|(?:mother|father)['’]?s\s+day)(?:\s+weekend)?"
+                 r"|(?:mother|father)['’]?s\s+day|singles['’]?\s+day)(?:\s+weekend)?"
                  r"(?:,?\s+(?P<y>(?:19|20)\d{2}))?")
 _HOLIDAY_CN = (r"(?:(?P<y>(?:19|20)\d{2})年的?|(?P<p>大前年|前年|去年|今年|明年|后年)的?)?"
                r"(?P<h>平安夜|圣诞节|圣诞|跨年|元旦|万圣节|情人节|国庆节|国庆|劳动节|感恩节|春节|过年|除夕|大年三十|年三十"
@@ -881,7 +882,7 @@ _BARE_RULES = [_rule("周星礼", _BARE_CN, _bare), _rule(" ".join(_WEEKDAYS + (
 # about the day it would be read as.
 _HOLIDAY_RULES = [_rule("夜诞跨旦圣情庆劳恩春夕三初宵端秋双棍五十母父清过", _HOLIDAY_CN, _holiday),
                   _rule("christmas xmas year halloween valentine july independence thanksgiving festival easter "
-                        "memorial labor labour black mother father",
+                        "memorial labor labour black mother father singles",
                         _HOLIDAY_EN, _holiday, re.I)]
 _COMING_RULES = [_rule("接未今往待要该得安", _COMING_CN, _coming),
                  _rule("upcoming coming future soon to plate follow next", _w(_COMING_EN), _coming, re.I),
