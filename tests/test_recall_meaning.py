@@ -496,6 +496,12 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertNotIn(vet, self.top_ids(self.probe("what happened at the dentist?")))
         self.assertEqual(self.top_ids(self.probe("was I injured recently?"))[:1], [bite])
 
+    def test_concentrating_is_focusing_in_either_language(self):
+        focus = self.say("Can't focus at work, keep checking my phone for updates about grandpa.")
+        self.say("Ordered pizza for everyone, nobody had the energy to cook.")
+        for question in ("why can't I concentrate?", "我最近注意力不集中"):
+            self.assertEqual(self.top_ids(self.probe(question))[:1], [focus], question)
+
     def test_a_knee_replacement_is_a_medical_procedure(self):
         knee = self.say("Mom's knee replacement went well, she's walking with a cane already.")
         self.say("My son scored his first goal at soccer practice!")
