@@ -11,6 +11,7 @@ from . import capture, credentials, receipts
 from .archive_index import open_index
 from .errors import PuError
 from .reads import probe_message
+from .retrieval.lexical import asks_advice
 
 MEMORY_LIMIT = 5
 RECALL_LIMIT = 10
@@ -48,7 +49,6 @@ def asks_something(receipt, text):
     words do not say they ask the memory. A request for advice reads even when technical ("can you
     suggest a laptop?"): what the user said about themselves (always on a Mac) is what the advice depends on."""
     if receipt["signal"] == "technical":
-        from .retrieval.lexical import asks_advice
         return asks_advice(text)
     if receipt["signal"] != "non-personal":
         return False

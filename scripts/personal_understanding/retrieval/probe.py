@@ -107,10 +107,8 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     overall = not time_only and not ids and overview.asks_overview(q)
     q.asks_when = when.asks_when(q.raw)
     q.asks_now = when.asks_now(q)
+    q.advice = asks_advice(q.raw, opinion=True)
     whose.resolve(q)
-    q.advice = asks_advice(q.raw, opinion=True) and not q.named and q.side != 0
-    if q.advice and q.side is None and not whose.shared(q.raw):
-        q.side = 1  # who asks for advice is the owner, with or without "I": "can you suggest a laptop?"
     why_question = causal.is_causal(q.raw)
     if why_question:
         q.reached = {}

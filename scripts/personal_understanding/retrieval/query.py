@@ -79,7 +79,7 @@ class Query:
         self.content_terms = None  # when.content_terms, once asked
         self.named = set()  # speakers the question names (whose.resolve)
         self.side = None  # 1: the owner's own words answer it, 0: the other side's, None: either
-        self.advice = False  # asks for advice now: what the user said in the conversations it matched helps
+        self.advice = False  # asks for advice now (probe; whose.resolve): the user's own words near its matches help
         self.specific = {}  # query word -> share of its weight kept for how common the language finds it
         self.reached = None  # {key: score} of everything the query touched, when a why-question needs it
         self.times = []

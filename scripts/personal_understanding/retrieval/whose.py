@@ -52,9 +52,13 @@ _SHARED = Lazy(
 _FIRST_PERSON = Lazy(r"(?<![a-z])(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our)(?![a-z])|我")
 
 
+def _folded(text):
+    return (text or "").lower().replace("\u2019", "'")  # the patterns are lower case: no re.I to compile
+
+
 def side_asked(text):
     """1: the owner's own words answer it; 0: the other side's; None: either."""
-    text = (text or "").lower().replace("\u2019", "'")  # the patterns are lower case: no re.I to compile
+    text = _folded(text)
     if _OTHER_SIDE.finds(text):
         return 0
     if _OWN_SPEECH.finds(text):
@@ -62,11 +66,6 @@ def side_asked(text):
     if _SHARED.finds(text) or not _FIRST_PERSON.search(text):
         return None
     return 1
-
-
-def shared(text):
-    """Is the question about the conversation as a whole ("our chat", "remind me")?"""
-    return _SHARED.finds((text or "").lower().replace("\u2019", "'"))
 
 
 def speakers_named(text, speakers):
@@ -81,9 +80,15 @@ def speakers_named(text, speakers):
 
 
 def resolve(q):
-    """Set q.named and q.side for one probe."""
+    """Set q.named and q.side for one probe. A request for advice (q.advice, set before) is the owner's
+    own, "I" or not ("can you suggest a laptop?"); not when it names a speaker or asks what the other
+    side advised, nor when it is about the conversation as a whole."""
     q.named = speakers_named(q.raw, q.recall.speakers())
     q.side = None if q.named else side_asked(q.raw)
+    if q.advice and (q.named or q.side == 0):
+        q.advice = False
+    elif q.advice and q.side is None and not _SHARED.finds(_folded(q.raw)):
+        q.side = 1
 
 
 def _is_theirs(q, row):
@@ -138,10 +143,10 @@ def own_words_nearby(q, matched, kept):
     if not sources:
         return []
     mates = q.ai.session_mates(sources, NEARBY_PER_SOURCE)
-    order = []  # (distance, source, capture key)
-    for source in sources:
+    order = []  # (distance, the source's rank, capture key, source)
+    for n, source in enumerate(sources):
         for distance, cid in enumerate(mates.get(source, ())):
-            order.append((distance, sources.index(source), "c:" + cid, source))
+            order.append((distance, n, "c:" + cid, source))
     order.sort()
     taken, out = set(kept), []
     rows = q.recall.docs_by_key({key for _d, _n, key, _s in order} - taken)
