@@ -496,17 +496,6 @@ class BuiltInKnowledgeTest(RecallTest):
         self.assertNotIn(vet, self.top_ids(self.probe("what happened at the dentist?")))
         self.assertEqual(self.top_ids(self.probe("was I injured recently?"))[:1], [bite])
 
-    def test_concentrating_is_focusing_in_either_language(self):
-        focus = self.say("Can't focus at work, keep checking my phone for updates about grandpa.")
-        self.say("Ordered pizza for everyone, nobody had the energy to cook.")
-        for question in ("why can't I concentrate?", "我最近注意力不集中"):
-            self.assertEqual(self.top_ids(self.probe(question))[:1], [focus], question)
-
-    def test_a_knee_replacement_is_a_medical_procedure(self):
-        knee = self.say("Mom's knee replacement went well, she's walking with a cane already.")
-        self.say("My son scored his first goal at soccer practice!")
-        self.assertEqual(self.top_ids(self.probe("any medical procedures in the family?"))[:1], [knee])
-
     def test_a_habit_is_what_the_user_keeps_doing(self):
         journal = self.say("I've started journaling every morning, 3 weeks streak")
         run = self.say("坚持晨跑一个月了，每天六点起")
@@ -616,6 +605,15 @@ class LifeTopicTest(RecallTest):
         for question, expected in cases:
             self.assertEqual(self.asked(question)[:1], [said[expected]], question)
         return said
+
+    def test_concentrating_is_focusing_in_either_language_and_a_knee_replacement_a_procedure(self):
+        self.assert_each_finds_first(
+            {"focus": "Can't focus at work, keep checking my phone for updates about grandpa.",
+             "pizza": "Ordered pizza for everyone, nobody had the energy to cook.",
+             "knee": "Mom's knee replacement went well, she's walking with a cane already.",
+             "goal": "My son scored his first goal at soccer practice!"},
+            (("why can't I concentrate?", "focus"), ("我最近注意力不集中", "focus"),
+             ("any medical procedures in the family?", "knee")))
 
     def test_a_question_about_money_reaches_the_loan_paid_off_and_the_first_paycheck(self):
         said = self.say_each({
