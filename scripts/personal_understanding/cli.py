@@ -210,11 +210,18 @@ def main(name, argv=None, console=False):
     return 0 if command.ok is None or command.ok(result) else 1
 
 
+def _as_written(message):
+    return message
+
+
 def run(name, argv=None, console=False):
     """A whole process for one command (the scripts' entry). The process ends within moments: the
     collector is held back (it traced the dictionaries' many small objects again and again, and
     once more at exit: a tenth of a recall call), and still runs now and then in a long import."""
     gc.set_threshold(100_000, 50, 1000)
+    # argparse passes its few words through gettext, whose first call imports locale and searches
+    # for catalogues (2 ms of a 60 ms read); the rest of the output is English anyway.
+    argparse._ = _as_written
     try:
         return main(name, argv, console)
     finally:

@@ -13,6 +13,7 @@ import re
 
 from ..capture import read_capture
 from ..errors import PuError
+from ..patterns import Lazy
 from .index import TITLE_CHARS, record_text, weighted_terms
 from .lexicon import normalize
 
@@ -21,7 +22,8 @@ MIN_CHARS = 2
 SCORED = 10  # the best-scored candidates of a channel are read; when none holds the phrase ...
 READS = 40  # ... up to this many documents of words overlapping it
 OVERLAP_MAX_DF = 200  # a word found in more documents says too little about where the phrase is
-_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
+_OPENERS = '"“「『《'
+_QUOTED = Lazy(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 _SPACES = re.compile(r"\s+")
 
@@ -36,7 +38,9 @@ def phrases(text, lexicon=None):
 
     A query that is one word of the index needs no phrase: its postings are exact.
     """
-    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text or "")]
+    text = text or ""
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)] \
+        if any(ch in text for ch in _OPENERS) else []
     parts = quoted or [text or ""]
     out = []
     for part in parts:

@@ -18,9 +18,11 @@ from .query import overlaps, saved_question
 from .timeexpr import RECENT_DAYS, is_vague, lean_of
 
 LIST_LIMIT = 2000  # rows read from a window before ordering
-ASKS_WHEN = re.compile(
+ASKS_WHEN = Lazy(
     r"^\W*when\b|(?<![a-z])(?:what|which) (?:day|date|time|year|month|week)\b|(?<![a-z])how long ago\b"
-    r"|什么时候|啥时候|哪天|哪一天|哪年|哪一年|几号|几月|多久以前|何时", re.I)
+    r"|什么时候|啥时候|哪天|哪一天|哪年|哪一年|几号|几月|多久以前|何时", re.I,
+    needs=("when", "what", "which", "how long", "什么时候", "啥时候", "哪天", "哪一", "哪年", "几号", "几月", "多久以前",
+           "何时"))
 FOCUSED_TERMS = 8  # a question of at most this many content words is about its time; a long text only mentions one
 # About how things stand now ("what car do I drive now?", "do I still go to the gym?", 我现在用什么手机, 我还养猫吗):
 # what was said last is likelier to hold (query.NOW_BOOST). Not "recently": that is said of a past moment as often.
@@ -159,4 +161,4 @@ def asks_now(q):
 
 def asks_when(text):
     """Does the question ask for a moment ("When did I ...", "什么时候")? Then rows naming a time rise."""
-    return bool(ASKS_WHEN.search(text or ""))
+    return ASKS_WHEN.finds(text or "")
