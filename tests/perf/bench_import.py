@@ -39,18 +39,12 @@ def export(path, count, first=0, seed=11):
                                      "occurred_at": when, "session_id": f"chat-{i // 20}"}, ensure_ascii=False) + "\n")
 
 
-def quiet_disk():
-    """Flush what earlier steps wrote (the export, the last size's removal) so the import is not billed for it."""
-    if hasattr(os, "sync"):
-        os.sync()
-
-
 def measure(size, tmp):
     root = os.path.join(tmp, "a")
     archive.init_archive(root)
     path = os.path.join(tmp, "export.jsonl")
     export(path, size)
-    quiet_disk()
+    _bench.quiet_disk()
     started, cpu = time.perf_counter(), time.process_time()
     out = history.import_history(root, "jsonl", path, user_speaker="me")
     took, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -65,7 +59,7 @@ def measure(size, tmp):
     probe(root, "外婆 羽毛球", maintenance=True)
     first_in = time.perf_counter() - started
     export(path, FOLLOW_UP, first=size)
-    quiet_disk()
+    _bench.quiet_disk()
     started = time.perf_counter()
     more = history.import_history(root, "jsonl", path, user_speaker="me")
     follow = time.perf_counter() - started
