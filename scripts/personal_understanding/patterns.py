@@ -10,8 +10,8 @@ import re
 class Lazy:
     """re.compile(pattern, flags), made when one of its methods is first asked for.
 
-    needs: words (lower case) the pattern cannot match without; `finds` does not compile it
-    for a text that holds none of them.
+    needs: words (lower case) the pattern cannot match without; `finds` and `finditer` do not
+    compile it for a text that holds none of them.
     """
 
     __slots__ = ("_args", "_rx", "needs")
@@ -21,15 +21,24 @@ class Lazy:
         self._rx = None
         self.needs = needs
 
+    def _cannot_match(self, text):
+        if not self.needs:
+            return False
+        lowered = text.lower()
+        return not any(word in lowered for word in self.needs)
+
     def finds(self, text):
         """Does the pattern match somewhere in `text`?"""
-        if self.needs:
-            lowered = text.lower()
-            if not any(word in lowered for word in self.needs):
-                return False
-        return self.search(text) is not None
+        return not self._cannot_match(text) and self.search(text) is not None
 
-    def __getattr__(self, name):
+    def finditer(self, text, *span):
+        """The matches in `text` (from pos to endpos, when given), as re's finditer."""
+        return iter(()) if self._cannot_match(text) else self._compiled().finditer(text, *span)
+
+    def _compiled(self):
         if self._rx is None:
             self._rx = re.compile(*self._args)
-        return getattr(self._rx, name)
+        return self._rx
+
+    def __getattr__(self, name):
+        return getattr(self._compiled(), name)

@@ -22,8 +22,7 @@ MIN_CHARS = 2
 SCORED = 10  # the best-scored candidates of a channel are read; when none holds the phrase ...
 READS = 40  # ... up to this many documents of words overlapping it
 OVERLAP_MAX_DF = 200  # a word found in more documents says too little about where the phrase is
-_OPENERS = '"“「『《'
-_QUOTED = Lazy(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》')
+_QUOTED = Lazy(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|《([^》\n]+)》', needs=tuple('"“「『《'))
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 _SPACES = re.compile(r"\s+")
 
@@ -39,9 +38,8 @@ def phrases(text, lexicon=None):
     A query that is one word of the index needs no phrase: its postings are exact.
     """
     text = text or ""
-    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)] \
-        if any(ch in text for ch in _OPENERS) else []
-    parts = quoted or [text or ""]
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
+    parts = quoted or [text]
     out = []
     for part in parts:
         part = fold(_EDGES.sub("", part.strip()))
