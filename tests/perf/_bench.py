@@ -139,7 +139,8 @@ def build_bulk(root, count, with_records=True, seed=7, progress=True):
 
 
 def quiet_disk():
-    """Flush what earlier steps wrote (a build, an export, the last size's removal) so the next measure is not billed for it."""
+    """Flush what earlier steps wrote (a build, an export, the last size's removal): the next
+    measure is not billed for it."""
     if hasattr(os, "sync"):
         os.sync()
 
