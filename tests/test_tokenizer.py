@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 import tests  # noqa: F401  (puts scripts/ on sys.path)
 from personal_understanding.retrieval import lexicon as lexmod
@@ -382,6 +383,41 @@ class LoadingTest(unittest.TestCase):
             self.assertIsNotNone(base._line(ch), ch)
         self.assertIsNone(base._line("\u0001"))
         self.assertIsNone(base._line("\U0010fffd"))
+
+    def test_a_bucket_read_word_by_word_answers_as_the_whole_line_read(self):
+        # A process that asks few words of a bucket finds them in its line; one asked often reads the
+        # line into a dict. Either way every word has its frequency and no other string has one.
+        base = lexmod._Base(lexmod.load_base().data)  # its own cache: the shared one keeps the data's whole words
+        body = base.data[base.body:].decode("utf-8").split("\n")
+        checked = 0
+        for line in body[::5]:
+            if not line:
+                continue
+            ch, _, rest = line.partition("\t")
+            words, _longest = base._parse(ch, rest)
+            by_word = lexmod._Line(base, ch, rest)
+            asked = list(words)[:lexmod._Line.PARSE_AFTER] + [ch, ch + "\u0001", ch + ":", ch + "0"]
+            for word in (asked * lexmod._Line.PARSE_AFTER)[:lexmod._Line.PARSE_AFTER + 2]:
+                self.assertEqual(by_word.get(word), words.get(word), word)
+                checked += 1
+            self.assertIsNotNone(by_word.words)  # asked past PARSE_AFTER: read whole, and kept for later callers
+            self.assertIs(base.cache[ch][0], by_word.words)
+            self.assertEqual({w: by_word.get(w) for w in words}, words)
+        self.assertGreater(checked, 10000)
+        # a whole word of the data (scored above its splits) is found in a bucket not read whole too
+        fresh = lexmod._Base(base.data, {"马": ["马拉松训练"]})
+        got, _longest = fresh.bucket("马")
+        self.assertIsInstance(got, lexmod._Line)
+        self.assertIsNotNone(got.get("马拉松训练"))
+        self.assertIn("马拉松", got)
+        # and in one read whole while its whole words were being scored (the splits asked it often)
+        with mock.patch.object(lexmod._Line, "PARSE_AFTER", 0):
+            fresh = lexmod._Base(base.data, {"马": ["马拉松训练", "马拉松训练营"]})
+            got, longest = fresh.bucket("马")
+        self.assertIsInstance(got, dict)
+        self.assertEqual(got.get("马拉松训练"), fresh.bucket("马")[0].get("马拉松训练"))
+        self.assertIn("马拉松训练营", got)
+        self.assertGreaterEqual(longest, 6)
 
 
 if __name__ == "__main__":
