@@ -145,18 +145,48 @@ def quiet_disk():
         os.sync()
 
 
+def scratch_base():
+    """Where archives are built: $PU_BENCH_DIR, else beside the checkout (the default archive lives in it).
+    Not the system's temporary folder, which may be another kind of disk than the archive's: on the machine
+    the README's figures come from, making a file in /tmp took 100-200 us against 10 us here, a fifth of
+    an import's time."""
+    base = os.environ.get("PU_BENCH_DIR") or str(REPO / "tests" / "perf" / ".scratch")
+    os.makedirs(base, exist_ok=True)
+    return base
+
+
 @contextlib.contextmanager
 def scratch(prefix="pu-bench-"):
     """A temporary folder for one archive size; afterwards it is removed and no process cache names it."""
     from personal_understanding.retrieval import index as recall_index
 
-    tmp = tempfile.mkdtemp(prefix=prefix)
+    base = scratch_base()
+    tmp = tempfile.mkdtemp(prefix=prefix, dir=base)
     try:
         yield tmp
     finally:
         archive_index.forget_cached()
         recall_index.forget_cached()
         shutil.rmtree(tmp, ignore_errors=True)
+        if not os.environ.get("PU_BENCH_DIR"):
+            with contextlib.suppress(OSError):
+                os.rmdir(base)  # the folder beside the checkout goes too, once no run uses it
+
+
+def file_cost(folder, count=200):
+    """Median microseconds to make, write and close a small file in `folder` (what a capture costs the disk)."""
+    tmp = tempfile.mkdtemp(prefix="pu-disk-", dir=folder)
+    times = []
+    try:
+        for i in range(count):
+            started = time.perf_counter()
+            fd = os.open(os.path.join(tmp, f"{i}.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.write(fd, b"x" * 300)
+            os.close(fd)
+            times.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return statistics.median(times) * 1e6
 
 
 def median_p95(samples):
@@ -246,6 +276,7 @@ def run_sizes(name, per_size, figures, detail="", cli=False):
     """A benchmark's run: its title, the interpreter floor (when it times CLI calls), per_size(size, tmp) for
     each size asked for (default 1 000 and 10 000) in a scratch folder of its own, then the table by size."""
     print(f"{name} benchmark ({disk_note()}){detail}")
+    print(folder_note())
     if cli:
         print(f"  bare interpreter start: {ms(interpreter_start())}")
     for size in sizes():
@@ -257,3 +288,13 @@ def run_sizes(name, per_size, figures, detail="", cli=False):
 
 def disk_note():
     return f"python {sys.version.split()[0]} on {os.cpu_count()} cores"
+
+
+def folder_note():
+    """Where the archives are, and what making a file costs there and in the system's temporary folder."""
+    base = scratch_base()
+    system = tempfile.gettempdir()
+    note = f"  archives in {base} (a new file: {file_cost(base):.0f} us"
+    if os.path.realpath(system) != os.path.realpath(base):
+        note += f"; in {system}: {file_cost(system):.0f} us"
+    return note + ")"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import tests  # noqa: E402,F401  (puts scripts/ on sys.path)
-from tests.perf._bench import disk_note, scratch, sizes_from_argv  # noqa: E402
+from tests.perf._bench import disk_note, folder_note, scratch, sizes_from_argv  # noqa: E402
 from tests.test_dashboard import synthetic_archive  # noqa: E402
 from tests.test_dashboard_browser import CHROME, Chrome  # noqa: E402
 
@@ -84,6 +84,7 @@ def bench(count):
 
 def main():
     print(f"dashboard benchmark ({disk_note()})")
+    print(folder_note())
     for count in sizes_from_argv([5000]):
         bench(count)
 

@@ -129,6 +129,7 @@ def measure(size, tmp):
 
 def main():
     print(f"MCP server start benchmark ({_bench.disk_note()}); {RUNS} launches per figure")
+    print(_bench.folder_note())
     for size in _bench.sizes_from_argv([10000]):
         with _bench.scratch() as tmp:
             measure(size, tmp)
