@@ -1965,11 +1965,14 @@ class ThesaurusDataTest(RecallTest):
         self.assertIn(owes, asked())  # found again through the kept copy, which stays as it was
         with open(kept, "rb") as fh:
             self.assertEqual(fh.read(), made)
-        signature, (groups, kin_chars, cjk_max) = marshal.loads(made)
+        signature, copy = marshal.loads(made)
         fresh = knowledge.Thesaurus(*(knowledge._lines(name) for name in knowledge.FILES))
-        self.assertEqual((groups, frozenset(kin_chars), cjk_max), (fresh.sets._groups, fresh.kin_chars, fresh.cjk_max))
+        kept_one = knowledge.Thesaurus.restored(copy)  # every word stands for what the data says, as made afresh
+        self.assertEqual({key: kept_one.sets[key] for key in kept_one.sets}, {key: fresh.sets[key] for key in fresh.sets})
+        self.assertEqual((kept_one.kin_chars, kept_one.cjk_max), (fresh.kin_chars, fresh.cjk_max))
         # A copy made from other data (an older release's) or a broken one is made again, never believed.
-        for bad in (marshal.dumps((("older data",), ({}, [], 1))), b"\x00not marshal", b""):
+        for bad in (marshal.dumps((("older data",), ({}, (), [], 1))), marshal.dumps((signature, ({"哥": 1}, (), [], 1))),
+                    b"\x00not marshal", b""):
             with open(kept, "wb") as fh:
                 fh.write(bad)
             self.assertIn(owes, asked())
@@ -1979,11 +1982,11 @@ class ThesaurusDataTest(RecallTest):
         os.remove(kept)
         elsewhere = os.path.join(self.tmp, "elsewhere.cache")
         with open(elsewhere, "wb") as fh:
-            fh.write(marshal.dumps((signature, ({}, [], 1))))  # would erase every stand-in if it were read
+            fh.write(marshal.dumps((signature, ({}, (), [], 1))))  # would erase every stand-in if it were read
         os.symlink(elsewhere, kept)
         self.assertIn(owes, asked())
         with open(elsewhere, "rb") as fh:  # nor written through
-            self.assertEqual(marshal.loads(fh.read()), (signature, ({}, [], 1)))
+            self.assertEqual(marshal.loads(fh.read()), (signature, ({}, (), [], 1)))
         # Data it cannot list (a locked-down install) costs the copy, not the answer.
         os.remove(kept)
         knowledge._cache.clear()
