@@ -222,6 +222,11 @@ def run(name, argv=None, console=False):
     # argparse passes its few words through gettext, whose first call imports locale and searches
     # for catalogues (2 ms of a 60 ms read); the rest of the output is English anyway.
     argparse._ = _as_written
+    command = commands.BY_NAME.get(name)
+    if command is not None and command.read_only:
+        from . import archive_index
+
+        archive_index.one_read_process()
     try:
         return main(name, argv, console)
     finally:
