@@ -222,12 +222,12 @@ class _Line:
     A CLI process asks a few words of each of a hundred buckets: reading each line into a dict
     cost it 1-5 ms. A bucket asked PARSE_AFTER times is read into a dict once, for the callers after."""
 
-    __slots__ = ("base", "ch", "own", "items", "more", "asked", "words")
+    __slots__ = ("base", "ch", "line", "own", "items", "more", "asked", "words")
 
     PARSE_AFTER = 24
 
     def __init__(self, base, ch, line):
-        self.base, self.ch = base, ch
+        self.base, self.ch, self.line = base, ch, line
         self.own, _, items = line.partition("\t")
         self.items = " " + items + " "
         self.more = {}
@@ -239,7 +239,7 @@ class _Line:
             return self.words.get(word, default)
         self.asked += 1
         if self.asked > self.PARSE_AFTER:
-            self.words = self.base.parsed(self.ch, self.own + "\t" + self.items[1:-1], self.more)
+            self.words = self.base.parsed(self.ch, self.line, self.more)
             return self.words.get(word, default)
         got = self.more.get(word)
         if got is not None:
