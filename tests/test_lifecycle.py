@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -499,6 +500,91 @@ class ResumableImportTest(Base):
             again = history.import_history(self.root, "jsonl", path)
         self.assertEqual((again["imported"], again["already_present"]), (2, 3))
         self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+
+class ResumableImportWriteAheadTest(ResumableImportTest):
+    """The same imports with the capture files made by the writer thread after the first one
+    (as on a disk where making a file is slow): a write error or an interrupt in that thread leaves
+    no file unregistered, and the next run finishes the import."""
+
+    def setUp(self):
+        super().setUp()
+        from unittest import mock
+
+        for name, value in (("ahead", True), ("PROBE", 1), ("HANDED", 2)):
+            patch = mock.patch.object(history._Writes, name, value)
+            patch.start()
+            self.addCleanup(patch.stop)
+
+    def test_an_interrupt_while_indexing_registers_the_files_the_thread_made_meanwhile(self):
+        from unittest import mock
+
+        path = self.history_file()
+        real_write, real_register = storage.write_once, history._register
+        made, calls = [], []
+
+        def write_once(root, target, data, **kwargs):
+            made.append(target)
+            return real_write(root, target, data, **kwargs)
+
+        def register(*args, **kwargs):
+            calls.append(len(args[1]))
+            if len(calls) == 2:  # Ctrl-C while the thread's first file is indexed, once it made every file
+                for _ in range(500):
+                    if len(made) == len(self.LINES):
+                        break
+                    time.sleep(0.01)
+                raise KeyboardInterrupt
+            return real_register(*args, **kwargs)
+
+        with mock.patch.object(history, "BATCH", 1), mock.patch.object(storage, "write_once", write_once), \
+                mock.patch.object(history, "_register", register):
+            with self.assertRaises(KeyboardInterrupt):
+                history.import_history(self.root, "jsonl", path)
+        self.assertEqual(calls, [1, 1, 4])  # the finally registers that file with the three the thread made after it
+        forget_cached()
+        on_disk = list(Path(self.root, "sources", "conversation").rglob("*.json"))
+        self.assertEqual(len(open_index(self.root).db.execute("SELECT * FROM captures").fetchall()), len(on_disk))
+        self.assertEqual(open_index(self.root).pending_capture_ids(), [])
+        again = history.import_history(self.root, "jsonl", path)
+        self.assertEqual((again["imported"], again["already_present"]), (0, 5))
+
+    def test_the_thread_is_used_only_where_making_a_file_is_slow(self):
+        from unittest import mock
+
+        for slow_file, used in ((3600.0, False), (0.0, True)):
+            started = []
+            real = history._Writes._write
+            with mock.patch.object(history._Writes, "ahead", None), \
+                    mock.patch.object(history._Writes, "SLOW_FILE", slow_file), \
+                    mock.patch.object(history._Writes, "_write", lambda me, planned: started.append(1) or real(me, planned)):
+                lines = [{"ref": f"s{slow_file}-{i}", "speaker": "me", "text": f"slow {slow_file} {i}"} for i in range(4)]
+                path = write(os.path.join(self.tmp, f"{used}.jsonl"), "".join(json.dumps(x) + "\n" for x in lines))
+                self.assertEqual(history.import_history(self.root, "jsonl", path)["imported"], 4)
+            self.assertEqual(bool(started), used)
+
+    def test_the_writer_thread_makes_the_same_archive(self):
+        from unittest import mock
+
+        lines = [{"ref": f"m{i}", "speaker": "me" if i % 2 else "Ann", "text": f"第{i}次去海边 swim #{i}",
+                  "occurred_at": f"2024-05-{1 + i % 28:02d}T10:00:00Z"} for i in range(40)]
+        path = write(os.path.join(self.tmp, "many.jsonl"), "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+        other = os.path.join(self.tmp, "other")
+        shutil.copytree(self.root, other)
+        now = timeutil.parse_instant("2026-01-02T03:04:05Z")
+        with mock.patch.object(history, "BATCH", 7):
+            ahead = history.import_history(self.root, "jsonl", path, now=now)
+            with mock.patch.object(history._Writes, "ahead", False):
+                inline = history.import_history(other, "jsonl", path, now=now)
+        self.assertEqual(ahead, dict(inline, file=ahead["file"]))
+        self.assertEqual(ahead["imported"], 40)
+        made = self.snapshot()
+        self.assertEqual(len([k for k in made if k.startswith("sources/conversation/")]), 40)
+        self.assertEqual(self.snapshot(other), made)  # the same files, ledger lines and bytes
+        forget_cached()
+        self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
+        top = probe(self.root, "第17次去海边", maintenance=True)["top"][0]
+        self.assertEqual(top["id"], ahead["mapping"]["m17"])
+
 
 class ImportCliTest(Base):
     def test_a_bad_line_refuses_the_file_unless_skip_invalid_and_help_names_the_date_forms(self):

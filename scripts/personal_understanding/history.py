@@ -18,7 +18,11 @@ An import killed part-way (or stopped by a full disk) is completed by running
 the same import again: files it wrote but did not register are taken up.
 """
 
+import collections
 import os
+import queue
+import threading
+import time
 from pathlib import Path
 
 from . import archive, config, credentials, importers, paths, storage, timeutil
@@ -159,23 +163,26 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             mapping[ref] = capture_id
             resumed += 1
         written, docs = [], {}
-        folders = storage.Folders()
+
+        def made(ref, doc, relpath, target):
+            written.append(target)
+            docs[doc["capture_id"]] = doc
+            events.extend((captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)))
+            mapping[ref] = doc["capture_id"]
+
+        writes = _Writes(root, planned)
         try:
-            for ref, doc, relpath, payload in planned:
-                target = Path(root, relpath)  # a path this import built; write_once refuses any link on the way
-                # made durable below, before the ledger names it
-                storage.write_once(root, target, payload, sync=False, folders=folders)
-                written.append(target)
-                docs[doc["capture_id"]] = doc
-                events += [captured_event(doc, relpath), closed_event(doc["capture_id"], format, stamp)]
-                mapping[ref] = doc["capture_id"]
+            for item in writes:
+                made(*item)
                 imported += 1
                 if len(events) >= 2 * BATCH:
                     _register(root, written, events, docs)
                     written, events, docs = [], [], {}
         finally:
-            folders.close()
             # Register what was written even when a later write fails: no capture file is left unregistered.
+            for item in writes.close():
+                made(*item)
+                imported += 1
             if events:
                 _register(root, written, events, docs)
     for m in notices:  # the app's own lines (whatsapp, telegram): said to be left out, never captured
@@ -191,6 +198,109 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             out["note"] = (f"{len(invalid)} invalid line(s) were left out and are listed under invalid; "
                            "everything else was imported.")
     return out
+
+
+class _Writes:
+    """Makes an import's capture files in order; iterating gives (ref, doc, relpath, path) of each one made.
+
+    Files are made here and timed, PROBE at a time. Once making one takes SLOW_FILE or more (a
+    busy or synced disk, a virus scanner looking at every new file), the rest are made by a thread
+    of their own, up to 2 * BATCH files ahead: the kernel's part of making them goes on beside the
+    indexing of the batch before. (Where files are quick to make, that thread would cost more than
+    it saves: it contends for the interpreter with the indexing.) A write error is raised after
+    every file made before it was given. close() stops the thread and returns the files it made
+    that were not given yet: they are registered all the same.
+    """
+
+    PROBE = 64
+    SLOW_FILE = 100e-6  # seconds (the median of PROBE files)
+    HANDED = 25  # files handed over at a time: each hand-over costs both threads a lock
+    ahead = None  # True or False decides instead of the timing (tests)
+
+    def __init__(self, root, planned):
+        self._root, self._planned = root, planned
+        self._run = self._files()
+        self._given = collections.deque()  # made by the thread, not given yet
+        self._made = queue.Queue(maxsize=2 * BATCH // self.HANDED)
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _make(self, item, folders):
+        ref, doc, relpath, payload = item
+        target = Path(self._root, relpath)  # a path this import built; write_once refuses any link on the way
+        # made durable (storage.flush) before the ledger names it
+        storage.write_once(self._root, target, payload, sync=False, folders=folders)
+        return ref, doc, relpath, target
+
+    def __iter__(self):
+        return self._run
+
+    def _files(self):
+        took, rest = [], []
+        with storage.Folders() as folders:
+            for n, item in enumerate(self._planned):
+                if n and n % self.PROBE == 0 and (self.ahead if self.ahead is not None else
+                                                  sorted(took)[len(took) // 2] >= self.SLOW_FILE):
+                    rest = self._planned[n:]
+                    break
+                if n % self.PROBE == 0:
+                    took = []
+                started = time.perf_counter()
+                made = self._make(item, folders)
+                took.append(time.perf_counter() - started)
+                yield made
+        if not rest:
+            return
+        self._thread = threading.Thread(target=self._write, args=(rest,), name="import-writer", daemon=True)
+        self._thread.start()
+        while True:
+            while self._given:
+                yield self._given.popleft()
+            handed = self._made.get()
+            if isinstance(handed, _Ended):
+                self._made.put(handed)  # close() finds it too
+                if handed.error is not None:
+                    raise handed.error
+                return
+            self._given.extend(handed)
+
+    def _write(self, planned):
+        end, made = None, []
+        try:
+            with storage.Folders() as folders:
+                for item in planned:
+                    if self._stop.is_set():
+                        break
+                    made.append(self._make(item, folders))
+                    if len(made) >= self.HANDED:
+                        self._made.put(made)
+                        made = []
+        except BaseException as exc:  # noqa: BLE001  (raised in the caller's thread)
+            end = exc
+        if made:
+            self._made.put(made)
+        self._made.put(_Ended(end))
+
+    def close(self):
+        self._run.close()  # (made here: its folders are closed)
+        if self._thread is None:
+            return []
+        self._stop.set()
+        left = list(self._given)
+        while True:
+            handed = self._made.get()  # the thread ends after at most one more file
+            if isinstance(handed, _Ended):
+                break
+            left += handed
+        self._thread.join()
+        return left
+
+
+class _Ended:
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
 
 
 def _register(root, written, events, docs=None):
