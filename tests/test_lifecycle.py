@@ -1,5 +1,6 @@
 """Backup and restore, explicit forgetting, tiers and caps, review loops, rebuilt views."""
 
+import contextlib
 import datetime
 import json
 import os
@@ -12,10 +13,11 @@ from pathlib import Path
 
 from tests.helpers import SCRIPTS, ArchiveTest, write
 
-from personal_understanding import (backup, capture, followups, forget, gate, history, ledger, paths, receipts, records,
+from personal_understanding import (archive, backup, capture, followups, forget, gate, history, ledger, paths, receipts, records,
                                     restore, review, storage, tiers, timeutil, validate, views)
 from personal_understanding.archive_index import forget_cached, open_index
 from personal_understanding.errors import PuError
+from personal_understanding.retrieval import ahead, index
 from personal_understanding.retrieval.index import open_recall
 from personal_understanding.retrieval.probe import probe
 
@@ -584,6 +586,103 @@ class ResumableImportWriteAheadTest(ResumableImportTest):
         self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
         top = probe(self.root, "第17次去海边", maintenance=True)["top"][0]
         self.assertEqual(top["id"], ahead["mapping"]["m17"])
+
+
+class ImportHelperTest(Base):
+    """A large import has a helper process read its messages' time expressions a chunk ahead
+    (retrieval/ahead.py): the index holds what this process would have read, with the helper,
+    without it, and when it stops part-way."""
+
+    LINES = [{"ref": f"h{i}", "speaker": "me" if i % 3 else "Ann", "occurred_at": f"2024-03-{1 + i % 28:02d}T09:00:00Z",
+              "text": ["昨天和外婆去了公园", "what did you do last weekend?", "下周三要去看牙医", "今天好累",
+                       "we met two days ago at the lake", "明天考试吗"][i % 6] + f" #{i}"} for i in range(23)]
+
+    def setUp(self):
+        super().setUp()
+        from unittest import mock
+
+        for name, value in (("MIN_MESSAGES", 1), ("CHUNK", 4)):
+            patch = mock.patch.object(ahead, name, value)
+            patch.start()
+            self.addCleanup(patch.stop)
+        self.path = write(os.path.join(self.tmp, "h.jsonl"),
+                          "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.LINES))
+
+    def rdocs(self, root):
+        forget_cached()
+        return open_recall(root).db.execute(
+            "SELECT doc, asks, dated, told_from, told_to, terms FROM rdocs ORDER BY doc").fetchall()
+
+    def imported(self, root, **patches):
+        from unittest import mock
+
+        with mock.patch.object(history, "BATCH", 3), mock.patch.multiple(ahead.Readings, **patches) if patches \
+                else contextlib.nullcontext():
+            out = history.import_history(root, "jsonl", self.path)
+        self.assertEqual(out["imported"], len(self.LINES))
+        return self.rdocs(root)
+
+    def test_the_helper_reads_what_this_process_would(self):
+        from unittest import mock
+
+        alone = os.path.join(self.tmp, "alone")
+        archive.init_archive(alone)
+        asked = []
+        real = ahead.Readings.take
+
+        def take(me, ids):
+            found = real(me, ids)
+            asked.append((len(ids), len(found)))
+            return found
+
+        with mock.patch.object(index, "capture_reading", wraps=index.capture_reading) as here:
+            helped = self.imported(self.root, take=take)
+            self.assertEqual(here.call_count, 0)  # every reading came from the helper
+        with mock.patch.object(ahead, "MIN_MESSAGES", 10 ** 6):
+            self.assertEqual(self.imported(alone), helped)
+        self.assertEqual(sum(n for n, _f in asked), len(self.LINES))
+        self.assertTrue(all(n == f for n, f in asked), asked)
+        told = [r for r in helped if r[3]]
+        self.assertTrue(told and any(r[1] for r in helped))  # days told and questions were read
+
+    def test_a_helper_that_stops_part_way_leaves_the_rest_to_this_process(self):
+        alone = os.path.join(self.tmp, "alone")
+        archive.init_archive(alone)
+        real = ahead.Readings.take
+        calls = []
+
+        def take(me, ids):
+            calls.append(1)
+            if len(calls) == 2:
+                me._proc.kill()  # gone without a word, part-way through the import
+            return real(me, ids)
+
+        helped = self.imported(self.root, take=take)
+        self.assertEqual(helped, self.imported(alone, take=lambda me, ids: {}))
+        self.assertEqual(validate.validate(self.root)["status"], "clean")
+
+    def test_a_reading_for_another_text_or_day_is_worked_out_again(self):
+        say = "我们下周三去看牙医"
+        cid = "cap-ahead-1"
+        doc = {"capture_id": cid, "text": say, "occurred_at": "2024-03-04T09:00:00Z", "captured_at": "2024-03-04T09:00:00Z"}
+        wrong = (1, 1, "1999-01-01", "1999-01-01")
+        self.assertEqual(index.capture_reading(say, "2024-03-04")[2:], ("2024-03-13", "2024-03-13"))
+        self.assertEqual(self.reading_indexed(doc, {cid: (say, "2024-03-04", wrong)}), wrong)  # its own: taken as sent
+        for text, day in ((say + "!", "2024-03-04"), (say, "2024-03-05")):
+            self.assertEqual(self.reading_indexed(doc, {cid: (text, day, wrong)}), (0, 1, "2024-03-13", "2024-03-13"))
+
+    def reading_indexed(self, doc, known):
+        """Index one capture with `known` readings offered; its (asks, dated, told_from, told_to) as kept."""
+        from unittest import mock
+
+        recall = open_recall(self.root)
+        row = {"capture_id": doc["capture_id"], "occurred_at": doc["occurred_at"], "speaker": "me"}
+        recall.known_readings = known
+        with mock.patch.object(recall, "_add", lambda key, doc_no, parts, meta, learn, channel: self.kept.append(meta)):
+            self.kept = []
+            recall._add_capture(row, doc, 1, True)
+        meta = self.kept[0]
+        return meta[13], meta[14], meta[5], meta[6]
 
 
 class ImportCliTest(Base):

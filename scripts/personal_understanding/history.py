@@ -29,6 +29,7 @@ from . import archive, config, credentials, importers, paths, storage, timeutil
 from .archive_index import CAPTURE_SHA, open_index, rows_in
 from .capture import capture_payload, captured_event
 from .errors import PuError
+from .retrieval import ahead
 from .tiers import check_capacity
 from .textinput import sha256_hex
 
@@ -171,20 +172,24 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             mapping[ref] = doc["capture_id"]
 
         writes = _Writes(root, planned)
+        readings = ahead.Readings([(doc["capture_id"], doc["text"], _day(doc)) for _ref, doc, _rel, _data in planned])
         try:
             for item in writes:
                 made(*item)
                 imported += 1
                 if len(events) >= 2 * BATCH:
-                    _register(root, written, events, docs)
+                    _register(root, written, events, docs, readings.take(docs))
                     written, events, docs = [], [], {}
         finally:
             # Register what was written even when a later write fails: no capture file is left unregistered.
-            for item in writes.close():
-                made(*item)
-                imported += 1
-            if events:
-                _register(root, written, events, docs)
+            try:
+                for item in writes.close():
+                    made(*item)
+                    imported += 1
+                if events:
+                    _register(root, written, events, docs, readings.take(docs))
+            finally:
+                readings.close()
     for m in notices:  # the app's own lines (whatsapp, telegram): said to be left out, never captured
         skipped.append({"ref": m.ref, "why": f"a line the app wrote ({m.text.replace(chr(0x200e), '')[:40]}), "
                                              "not anyone's message"})
@@ -303,18 +308,24 @@ class _Ended:
         self.error = error
 
 
-def _register(root, written, events, docs=None):
+def _day(doc):
+    """The day the recall index reads a capture's time expressions against (as index._add_capture)."""
+    return (doc.get("occurred_at") or doc.get("captured_at") or "")[:10] or None
+
+
+def _register(root, written, events, docs=None, readings=None):
     """Flush a batch of capture files, append their ledger lines (the commit point), then bring the
     indexes up to them: the first read after an import finds it indexed, not one it must build.
 
-    `docs` are the documents just written (the recall index then need not read them back).
+    `docs` are the documents just written (the recall index then need not read them back), and
+    `readings` what their texts say of time, worked out ahead (retrieval/ahead.py).
     """
     storage.flush(written)
     storage.append_jsonl(root, paths.ledger_events_path(root), events)
     from .retrieval.index import open_recall
 
     try:
-        open_recall(root, docs)
+        open_recall(root, docs, readings)
     except PuError as exc:
         if exc.code not in ("WRITE_DENIED", "DISK_FULL", "INDEX_BUSY", "INDEX_BUILDING"):
             raise  # (a full or read-only disk, or another process building: the next read builds what is missing)

@@ -79,6 +79,14 @@ def asks(text):
     return ASKS_UNMARKED if len(text) <= SHORT_ASK_CHARS and _ZH_SHORT_ASKS.search(text) else 0
 
 
+def capture_reading(text, when):
+    """(asks, dated, told_from, told_to) of a turn's text said on the day `when`: whether it asks
+    something, whether it names a time (a turn that does answers "when ..."), and the days it tells of."""
+    dated = int(bool(TIME_WORDS.search(text)))
+    told_from, told_to = told_span(text, when) if dated else (None, None)
+    return asks(text), dated, told_from, told_to
+
+
 TOLD_CHARS = 400  # a turn's time is read off its start: a long text mentions many
 TOLD_MAX_DAYS = 31  # 去年 or "this year" is no day a turn is about
 
@@ -275,6 +283,7 @@ class RecallIndex:
         self._lexicon_fresh = False
         self._parts, self._parts_lexicon = {}, None
         self.known_docs = {}
+        self.known_readings = {}  # capture_id -> (text, when, capture_reading) worked out ahead (retrieval/ahead.py)
         self._rows = {}  # doc -> row, for documents read before (a warm process reads the same ones again)
         self._epoch = None
         self._builder = None  # descriptor holding views/recall-build.lock while this connection builds
@@ -500,9 +509,9 @@ class RecallIndex:
     def _add_capture(self, row, words, doc, learn):
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
         text = words.get("text") or ""
-        asked = asks(text)
-        dated = int(bool(TIME_WORDS.search(text)))  # a turn that names a time answers "when ..."
-        told_from, told_to = told_span(text, when) if dated else (None, None)
+        known = self.known_readings.get(row["capture_id"])
+        asked, dated, told_from, told_to = known[2] if known and known[0] == text and known[1] == when else \
+            capture_reading(text, when)
         own = int(words.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = (None, None, None, when, None, told_from, told_to, None, None, None, None,
@@ -851,35 +860,36 @@ def latin_boundary_ok(text, alias):
 _cache = {}
 
 
-def open_recall(root, docs=None):
+def open_recall(root, docs=None, readings=None):
     """The archive index, caught up, with its recall index caught up too.
 
     `docs` ({capture_id: document}) are captures the caller has just written: they are indexed
-    from there instead of being read back.
+    from there instead of being read back. `readings` ({capture_id: (text, when, reading)}) are
+    their capture_reading, worked out ahead; one whose text or day differs is worked out again.
     """
     ai = open_index(root)
     try:
-        return _caught_up(ai, docs)
+        return _caught_up(ai, docs, readings)
     except sqlite3.DatabaseError as exc:
         busy = archive_index.busy_refusal(exc)
         if busy is not None:
             raise busy from None
         if archive_index.disk_refusal(exc, ai.path) is None:
             raise
-        return _caught_up(archive_index.in_memory(root), docs)  # full or read-only disk: recall still works
+        return _caught_up(archive_index.in_memory(root), docs, readings)  # full or read-only disk: recall still works
 
 
-def _caught_up(ai, docs=None):
+def _caught_up(ai, docs=None, readings=None):
     key = (str(ai.path), id(ai))
     recall = _cache.get(key)
     if recall is None:
         _cache.clear()
         recall = _cache[key] = RecallIndex(ai)
-    recall.known_docs = docs or {}
+    recall.known_docs, recall.known_readings = docs or {}, readings or {}
     try:
         recall.refresh()
     finally:
-        recall.known_docs = {}
+        recall.known_docs, recall.known_readings = {}, {}
     return recall
 
 

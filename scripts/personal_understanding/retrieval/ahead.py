@@ -1,0 +1,121 @@
+"""What a bulk import's turns say of time, worked out ahead in a second process.
+
+Reading a turn's time expressions and whether it asks something (index.capture_reading) is a
+sixth of what indexing an imported message costs, and it depends on the text and its day alone.
+An import of many messages starts a helper process that works these out for the next batch while
+this process indexes the batch before; everything that depends on the archive (its words, its
+documents) stays here. The helper is only ever a shortcut: a reading it did not send, or one for
+another text or day, is worked out here as before, and if it cannot start or stops, the import
+goes on without it.
+
+Messages between the two are length-prefixed pickles over the helper's stdin and stdout: each
+side talks only to the other, never to a file.
+"""
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+
+MIN_MESSAGES = 2000  # fewer: the helper's start (some 60 ms) would cost more than it saves
+CHUNK = 500  # messages asked at a time: the helper works on one chunk while this process indexes another
+_HEAD = struct.Struct("!I")
+_SERVE = ("import sys; sys.path.insert(0, sys.argv[1]); "
+          "from personal_understanding.retrieval.ahead import serve; serve()")
+
+
+def _send(stream, obj):
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEAD.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream):
+    """The next message, or None at the end of the stream (or a torn one)."""
+    head = stream.read(_HEAD.size)
+    if len(head) < _HEAD.size:
+        return None
+    size = _HEAD.unpack(head)[0]
+    data = stream.read(size)
+    return pickle.loads(data) if len(data) == size else None
+
+
+def serve():
+    """The helper's side: for each list of (key, text, when) read, write [(key, (text, when, reading))]."""
+    from .index import capture_reading
+
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        asked = _receive(source)
+        if asked is None:
+            return
+        _send(sink, [(key, (text, when, capture_reading(text, when))) for key, text, when in asked])
+
+
+class Readings:
+    """capture_reading of an import's messages, asked of a helper process a chunk ahead.
+
+    `items` are (capture_id, text, when) in the order the import registers them; take(ids) gives
+    {capture_id: (text, when, reading)} of those it has (index.open_recall's `readings`).
+    """
+
+    def __init__(self, items, start=True):
+        self._items, self._next, self._have = items, 0, {}
+        self._proc, self._waiting = None, False
+        if start and len(items) >= MIN_MESSAGES and sys.executable:
+            try:
+                self._proc = subprocess.Popen(
+                    [sys.executable, "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                self._proc = None
+            self._ask()
+
+    def _ask(self):
+        """Send the next chunk, if any is left (the helper has answered all it was asked)."""
+        chunk = self._items[self._next:self._next + CHUNK]
+        if self._proc is None or not chunk:
+            return
+        try:
+            _send(self._proc.stdin, chunk)
+        except (OSError, ValueError):  # the helper is gone
+            self._stop()
+            return
+        self._next += len(chunk)
+        self._waiting = True
+
+    def take(self, ids):
+        """The readings of `ids` worked out so far, waiting for the chunk that holds them."""
+        wanted = {i for i in ids if i not in self._have}
+        while wanted and self._waiting:
+            try:
+                answers = _receive(self._proc.stdout)
+            except (OSError, ValueError, pickle.UnpicklingError, EOFError):
+                answers = None
+            self._waiting = False
+            if answers is None:  # it stopped: what is left is worked out here
+                self._stop()
+                break
+            self._have.update(answers)
+            wanted.difference_update(key for key, _reading in answers)
+            self._ask()
+        return {i: self._have.pop(i) for i in ids if i in self._have}
+
+    def _stop(self):
+        proc, self._proc, self._waiting = self._proc, None, False
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def close(self):
+        self._stop()
