@@ -635,9 +635,12 @@ class ImportHelperTest(Base):
             asked.append((len(ids), len(found)))
             return found
 
-        with mock.patch.object(index, "capture_reading", wraps=index.capture_reading) as here:
+        with mock.patch.object(index, "capture_reading", wraps=index.capture_reading) as here, \
+                mock.patch.object(index, "tokenize", wraps=index.tokenize) as tokenized:
             helped = self.imported(self.root, take=take)
-            self.assertEqual(here.call_count, 0)  # every reading came from the helper
+        self.assertEqual(here.call_count, 0)  # every reading came from the helper
+        # and most texts' words too (one that made a new archive word is read again here)
+        self.assertLess(tokenized.call_count, len(self.LINES) / 2)
         with mock.patch.object(ahead, "MIN_MESSAGES", 10 ** 6):
             self.assertEqual(self.imported(alone), helped)
         self.assertEqual(sum(n for n, _f in asked), len(self.LINES))
@@ -667,9 +670,39 @@ class ImportHelperTest(Base):
         doc = {"capture_id": cid, "text": say, "occurred_at": "2024-03-04T09:00:00Z", "captured_at": "2024-03-04T09:00:00Z"}
         wrong = (1, 1, "1999-01-01", "1999-01-01")
         self.assertEqual(index.capture_reading(say, "2024-03-04")[2:], ("2024-03-13", "2024-03-13"))
-        self.assertEqual(self.reading_indexed(doc, {cid: (say, "2024-03-04", wrong)}), wrong)  # its own: taken as sent
+        self.assertEqual(self.reading_indexed(doc, {cid: (say, "2024-03-04", wrong, None)}), wrong)  # taken as sent
         for text, day in ((say + "!", "2024-03-04"), (say, "2024-03-05")):
-            self.assertEqual(self.reading_indexed(doc, {cid: (text, day, wrong)}), (0, 1, "2024-03-13", "2024-03-13"))
+            self.assertEqual(self.reading_indexed(doc, {cid: (text, day, wrong, None)}), (0, 1, "2024-03-13", "2024-03-13"))
+
+    def test_terms_read_with_other_archive_words_are_taken_only_when_the_text_holds_the_same_ones(self):
+        from personal_understanding.retrieval.lexicon import Lexicon
+
+        helper = Lexicon(["阿福猫", "小雨点"])  # what the helper held
+        here = Lexicon(["阿福猫", "小雨点", "豆豆酱", "k歌房"])  # two words learned since
+        for text in ("阿福猫今天又去找小雨点玩了", "周末去唱歌，k歌房很吵", "豆豆酱拌面", "nothing in common"):
+            theirs, mine = index.text_terms(text, helper), index.text_terms(text, here)
+            if theirs[2] == mine[2]:
+                self.assertEqual(theirs[1:], mine[1:])  # the same archive words in it: the same terms
+            else:
+                self.assertIn(text, ("周末去唱歌，k歌房很吵", "豆豆酱拌面"))
+                self.assertNotEqual(theirs[4], mine[4])  # and taking them would have been wrong
+
+    def test_words_the_archive_learned_before_and_during_the_import_are_read_alike(self):
+        alone = os.path.join(self.tmp, "alone")
+        archive.init_archive(alone)
+        names = ["阿福猫", "豆豆酱", "喵小咪", "团团圆"]
+        before = write(os.path.join(self.tmp, "before.jsonl"), "".join(
+            json.dumps({"ref": f"b{i}", "speaker": "me", "text": f"{names[i % 2]}今天很乖 {i}"}, ensure_ascii=False) + "\n"
+            for i in range(4)))
+        self.LINES = [dict(line, text=f"{names[i % 4]}和{names[(i + 1) % 4]}{line['text']}") for i, line in enumerate(self.LINES)]
+        self.path = write(os.path.join(self.tmp, "h2.jsonl"),
+                          "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.LINES))
+        for root in (self.root, alone):
+            history.import_history(root, "jsonl", before)
+        self.assertIn("阿福猫", open_recall(alone).archive_words())
+        helped = self.imported(self.root)
+        self.assertEqual(self.imported(alone, take=lambda me, ids: {}), helped)
+        self.assertIn("喵小咪", open_recall(self.root).archive_words())
 
     def reading_indexed(self, doc, known):
         """Index one capture with `known` readings offered; its (asks, dated, told_from, told_to) as kept."""
@@ -678,7 +711,7 @@ class ImportHelperTest(Base):
         recall = open_recall(self.root)
         row = {"capture_id": doc["capture_id"], "occurred_at": doc["occurred_at"], "speaker": "me"}
         recall.known_readings = known
-        with mock.patch.object(recall, "_add", lambda key, doc_no, parts, meta, learn, channel: self.kept.append(meta)):
+        with mock.patch.object(recall, "_add", lambda key, doc_no, parts, meta, learn, channel, ahead: self.kept.append(meta)):
             self.kept = []
             recall._add_capture(row, doc, 1, True)
         meta = self.kept[0]

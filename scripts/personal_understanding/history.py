@@ -178,7 +178,7 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
                 made(*item)
                 imported += 1
                 if len(events) >= 2 * BATCH:
-                    _register(root, written, events, docs, readings.take(docs))
+                    _register(root, written, events, docs, readings)
                     written, events, docs = [], [], {}
         finally:
             # Register what was written even when a later write fails: no capture file is left unregistered.
@@ -187,7 +187,7 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
                     made(*item)
                     imported += 1
                 if events:
-                    _register(root, written, events, docs, readings.take(docs))
+                    _register(root, written, events, docs, readings)
             finally:
                 readings.close()
     for m in notices:  # the app's own lines (whatsapp, telegram): said to be left out, never captured
@@ -318,14 +318,16 @@ def _register(root, written, events, docs=None, readings=None):
     indexes up to them: the first read after an import finds it indexed, not one it must build.
 
     `docs` are the documents just written (the recall index then need not read them back), and
-    `readings` what their texts say of time, worked out ahead (retrieval/ahead.py).
+    `readings` (an ahead.Readings) has what indexing them reads from their texts worked out ahead.
     """
     storage.flush(written)
     storage.append_jsonl(root, paths.ledger_events_path(root), events)
     from .retrieval.index import open_recall
 
     try:
-        open_recall(root, docs, readings)
+        recall = open_recall(root, docs, readings.take(docs) if readings is not None and docs else None)
+        if readings is not None:
+            readings.learned(recall.lexicon().extra)  # the next chunk is read with the words learned meanwhile
     except PuError as exc:
         if exc.code not in ("WRITE_DENIED", "DISK_FULL", "INDEX_BUSY", "INDEX_BUILDING"):
             raise  # (a full or read-only disk, or another process building: the next read builds what is missing)

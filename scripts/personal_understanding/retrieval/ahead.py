@@ -42,15 +42,26 @@ def _receive(stream):
 
 
 def serve():
-    """The helper's side: for each list of (key, text, when) read, write [(key, (text, when, reading))]."""
-    from .index import capture_reading
+    """The helper's side: for each (words added, words removed, [(key, text, when)]) read, write
+    [(key, (text, when, capture_reading, text_terms))], the terms read with the archive words as told."""
+    from .index import capture_reading, text_terms
+    from .lexicon import Lexicon
 
     source, sink = sys.stdin.buffer, sys.stdout.buffer
+    words, lex = set(), Lexicon()
     while True:
         asked = _receive(source)
         if asked is None:
             return
-        _send(sink, [(key, (text, when, capture_reading(text, when))) for key, text, when in asked])
+        added, removed, items = asked
+        words.difference_update(removed)
+        words.update(added)
+        if removed:
+            lex = Lexicon(sorted(words))
+        elif added:
+            lex.add_words(added)
+        _send(sink, [(key, (text, when, capture_reading(text, when), text_terms(text, lex) if text else None))
+                     for key, text, when in items])
 
 
 class Readings:
@@ -62,6 +73,7 @@ class Readings:
 
     def __init__(self, items, start=True):
         self._items, self._next, self._have = items, 0, {}
+        self._words, self._told = set(), set()  # the archive words as last learned; as the helper holds them
         self._proc, self._waiting = None, False
         if start and len(items) >= MIN_MESSAGES and sys.executable:
             try:
@@ -77,8 +89,10 @@ class Readings:
         chunk = self._items[self._next:self._next + CHUNK]
         if self._proc is None or not chunk:
             return
+        added, removed = sorted(self._words - self._told), sorted(self._told - self._words)
         try:
-            _send(self._proc.stdin, chunk)
+            _send(self._proc.stdin, (added, removed, chunk))
+            self._told = set(self._words)
         except (OSError, ValueError):  # the helper is gone
             self._stop()
             return
@@ -101,6 +115,10 @@ class Readings:
             wanted.difference_update(key for key, _reading in answers)
             self._ask()
         return {i: self._have.pop(i) for i in ids if i in self._have}
+
+    def learned(self, words):
+        """The archive's words now (the recall index's lexicon): the next chunk is read with them."""
+        self._words = set(words)
 
     def _stop(self):
         proc, self._proc, self._waiting = self._proc, None, False

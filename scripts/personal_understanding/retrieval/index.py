@@ -28,7 +28,7 @@ from ..errors import PuError
 from ..patterns import Lazy
 from . import knowledge
 from .knowledge import WORK_TITLE
-from .lexicon import Lexicon, normalize_word, stopwords
+from .lexicon import Lexicon, normalize, normalize_word, stopwords
 from .tokenizer import content_tokens, tokenize
 
 RECALL_VERSION = "71"
@@ -77,6 +77,14 @@ def asks(text):
     if _ZH_ASKS.search(text) or _EN_ASKS.match(text):
         return ASKS_UNMARKED
     return ASKS_UNMARKED if len(text) <= SHORT_ASK_CHARS and _ZH_SHORT_ASKS.search(text) else 0
+
+
+def text_terms(text, lex):
+    """What indexing a text with `lex` reads from it: (text, max_word_len, archive words in it, candidate
+    words, {term: weight}); _add takes it from another process (ahead.py) when the first three match."""
+    tokens = tokenize(text, lex)
+    return (text, lex.max_word_len, lex.words_in(normalize(text)), candidate_words(text, tokens),
+            weighted_terms(text, lex, 1.0, tokens=tokens))
 
 
 def capture_reading(text, when):
@@ -283,7 +291,7 @@ class RecallIndex:
         self._lexicon_fresh = False
         self._parts, self._parts_lexicon = {}, None
         self.known_docs = {}
-        self.known_readings = {}  # capture_id -> (text, when, capture_reading) worked out ahead (retrieval/ahead.py)
+        self.known_readings = {}  # capture_id -> (text, when, capture_reading, text_terms) worked out ahead (ahead.py)
         self._rows = {}  # doc -> row, for documents read before (a warm process reads the same ones again)
         self._epoch = None
         self._builder = None  # descriptor holding views/recall-build.lock while this connection builds
@@ -510,8 +518,10 @@ class RecallIndex:
         when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
         text = words.get("text") or ""
         known = self.known_readings.get(row["capture_id"])
-        asked, dated, told_from, told_to = known[2] if known and known[0] == text and known[1] == when else \
-            capture_reading(text, when)
+        if known and known[0] == text and known[1] == when:
+            (asked, dated, told_from, told_to), ahead = known[2], known[3]
+        else:
+            (asked, dated, told_from, told_to), ahead = capture_reading(text, when), None
         own = int(words.get("role", "user") == "user")  # the archive owner's words, or the other party's
         speaker = normalize_word(row.get("speaker") or "") or None
         meta = (None, None, None, when, None, told_from, told_to, None, None, None, None,
@@ -519,28 +529,35 @@ class RecallIndex:
         parts = [(words.get("text") or "", 1.0)]
         if row.get("speaker") not in (None, "", "user"):
             parts.append((row["speaker"], SPEAKER_WEIGHT))
-        self._add("c:" + row["capture_id"], doc, parts, meta, learn, "verbatim")
+        self._add("c:" + row["capture_id"], doc, parts, meta, learn, "verbatim", ahead)
 
-    def _add(self, key, doc, parts, meta, learn, channel):
-        """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words."""
+    def _add(self, key, doc, parts, meta, learn, channel, ahead=None):
+        """Index one document. Parts weighed below 1 (the speaker) add findability, not length or words.
+
+        `ahead`: text_terms of the first part, worked out in another process with another lexicon
+        (retrieval/ahead.py), taken when it finds the same archive words in that text as this one."""
         lex = self.lexicon()
-        grams, tokens = set(), {}
+        grams, tokens, done = set(), {}, {}
+        if ahead is not None and parts and ahead[0] == parts[0][0] and ahead[1] == lex.max_word_len \
+                and ahead[2] == lex.words_in(normalize(parts[0][0])):
+            done[0] = ahead[4]
+            grams |= ahead[3]
         for n, (text, weight) in enumerate(parts):
-            if text and weight >= 1.0:
+            if text and weight >= 1.0 and n not in done:
                 tokens[n] = tokenize(text, lex)
                 grams |= candidate_words(text, tokens[n])
         if learn and self._count_grams(key, grams):
             lex = self.lexicon()  # new archive words: tokenize with them
             promoted = self._promoted
-            tokens = {}
+            tokens, done = {}, {}
         else:
             promoted = []
         terms, length = {}, 0.0
         for n, (text, weight) in enumerate(parts):
             if not text:
                 continue
-            part = weighted_terms(text, lex, weight, tokens=tokens.get(n)) if weight >= 1.0 else \
-                self._part_terms(text, lex, weight)
+            part = done[n] if n in done else weighted_terms(text, lex, weight, tokens=tokens.get(n)) if weight >= 1.0 \
+                else self._part_terms(text, lex, weight)
             for term, w in part.items():
                 terms[term] = terms.get(term, 0.0) + w
             if weight >= 1.0:
@@ -864,8 +881,9 @@ def open_recall(root, docs=None, readings=None):
     """The archive index, caught up, with its recall index caught up too.
 
     `docs` ({capture_id: document}) are captures the caller has just written: they are indexed
-    from there instead of being read back. `readings` ({capture_id: (text, when, reading)}) are
-    their capture_reading, worked out ahead; one whose text or day differs is worked out again.
+    from there instead of being read back. `readings` ({capture_id: (text, when, reading, terms)})
+    are their capture_reading and text_terms worked out ahead (ahead.py); what does not match the
+    text, its day or this lexicon is worked out again.
     """
     ai = open_index(root)
     try:

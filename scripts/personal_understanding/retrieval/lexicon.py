@@ -421,6 +421,19 @@ class Lexicon:
         lo, hi = math.log(SPECIFIC_PER_MILLION), math.log(COMMON_PER_MILLION)
         return max(COMMON_SHARE, 1.0 - (1.0 - COMMON_SHARE) * max(0.0, per_million - lo) / (hi - lo))
 
+    def words_in(self, norm):
+        """The archive words that occur in `norm` (a normalize()d text). Two lexicons that find the same
+        ones in a text, and allow words of the same length, tokenize it alike: the segmenter asks the
+        archive words only about stretches of the text."""
+        first, extra, found = self.extra_first, self.extra, set()
+        if first:
+            end = len(norm)
+            for i, ch in enumerate(norm):
+                longest = first.get(ch)
+                if longest:
+                    found.update(w for w in (norm[i:j] for j in range(i + 2, min(end, i + longest) + 1)) if w in extra)
+        return found
+
     def is_archive_word(self, word):
         return normalize_word(word) in self.extra
 
