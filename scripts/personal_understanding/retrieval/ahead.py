@@ -18,7 +18,7 @@ import struct
 import subprocess
 import sys
 
-MIN_MESSAGES = 2000  # fewer: the helper's start (some 60 ms) would cost more than it saves
+MIN_MESSAGES = 1000  # fewer: the helper's start (some 60 ms) would cost more than it saves
 CHUNK = 500  # messages asked at a time: the helper works on one chunk while this process indexes another
 _HEAD = struct.Struct("!I")
 _SERVE = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -65,16 +65,19 @@ def serve():
 
 
 class Readings:
-    """capture_reading of an import's messages, asked of a helper process a chunk ahead.
+    """capture_reading and text_terms of an import's messages, asked of a helper process a chunk ahead.
 
     `items` are (capture_id, text, when) in the order the import registers them; take(ids) gives
-    {capture_id: (text, when, reading)} of those it has (index.open_recall's `readings`).
+    {capture_id: (text, when, reading, terms)} of those it has (index.open_recall's `readings`).
+    The first chunk is left to this process: it is indexed before the helper could have read it.
     """
 
     def __init__(self, items, start=True):
-        self._items, self._next, self._have = items, 0, {}
+        self._items, self._have = items, {}
+        self._next = min(CHUNK, len(items))  # items before it are asked (or left to this process)
+        self._place = {item[0]: n for n, item in enumerate(items)}
         self._words, self._told = set(), set()  # the archive words as last learned; as the helper holds them
-        self._proc, self._waiting = None, False
+        self._proc, self._pending = None, None  # (first, end) of the chunk the helper is reading
         if start and len(items) >= MIN_MESSAGES and sys.executable:
             try:
                 self._proc = subprocess.Popen(
@@ -96,23 +99,24 @@ class Readings:
         except (OSError, ValueError):  # the helper is gone
             self._stop()
             return
+        self._pending = (self._next, self._next + len(chunk))
         self._next += len(chunk)
-        self._waiting = True
 
     def take(self, ids):
-        """The readings of `ids` worked out so far, waiting for the chunk that holds them."""
-        wanted = {i for i in ids if i not in self._have}
-        while wanted and self._waiting:
+        """The readings of `ids` worked out so far, waiting for the helper's answer when it holds some."""
+        while self._pending is not None:
+            lo, hi = self._pending
+            if not any(lo <= self._place.get(i, -1) < hi for i in ids):
+                break
             try:
                 answers = _receive(self._proc.stdout)
             except (OSError, ValueError, pickle.UnpicklingError, EOFError):
                 answers = None
-            self._waiting = False
+            self._pending = None
             if answers is None:  # it stopped: what is left is worked out here
                 self._stop()
                 break
             self._have.update(answers)
-            wanted.difference_update(key for key, _reading in answers)
             self._ask()
         return {i: self._have.pop(i) for i in ids if i in self._have}
 
@@ -121,7 +125,7 @@ class Readings:
         self._words = set(words)
 
     def _stop(self):
-        proc, self._proc, self._waiting = self._proc, None, False
+        proc, self._proc, self._pending = self._proc, None, None
         if proc is None:
             return
         for stream in (proc.stdin, proc.stdout):
