@@ -16,6 +16,11 @@ Imported captures enter the ledger as pending and are closed at once as
 no-derivation-needed: history is kept verbatim for recall and derived on demand.
 An import killed part-way (or stopped by a full disk) is completed by running
 the same import again: files it wrote but did not register are taken up.
+
+A large import uses both of a laptop's cores: a helper process reads each next
+batch's words and times while this one indexes the batch before (retrieval/ahead.py),
+and where making a file is slow a thread makes the capture files ahead (_Writes).
+Neither changes what is stored or indexed.
 """
 
 import collections
