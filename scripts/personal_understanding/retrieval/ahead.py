@@ -1,12 +1,13 @@
-"""What a bulk import's turns say of time, worked out ahead in a second process.
+"""What indexing reads from a bulk import's messages, worked out ahead in a second process.
 
-Reading a turn's time expressions and whether it asks something (index.capture_reading) is a
-sixth of what indexing an imported message costs, and it depends on the text and its day alone.
-An import of many messages starts a helper process that works these out for the next batch while
-this process indexes the batch before; everything that depends on the archive (its words, its
-documents) stays here. The helper is only ever a shortcut: a reading it did not send, or one for
-another text or day, is worked out here as before, and if it cannot start or stops, the import
-goes on without it.
+Indexing an imported message is a third reading its text (tokenizing it and weighing its terms,
+index.text_terms) and its time expressions (index.capture_reading), and both depend on little
+but the text: its day, and the words the archive has learned. An import of many messages starts
+a helper process that reads the next chunk while this process indexes the batch before; it is
+told the archive's words after each batch. The helper is only ever a shortcut: an answer for
+another text or day, or one read with archive words that differ from this process's in that
+text, is worked out here as before, and if the helper cannot start or stops, the import goes on
+without it.
 
 Messages between the two are length-prefixed pickles over the helper's stdin and stdout: each
 side talks only to the other, never to a file.
@@ -48,6 +49,7 @@ def serve():
     from .lexicon import Lexicon
 
     source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # anything printed by mistake stays out of the answers
     words, lex = set(), Lexicon()
     while True:
         asked = _receive(source)
@@ -110,7 +112,7 @@ class Readings:
                 break
             try:
                 answers = _receive(self._proc.stdout)
-            except (OSError, ValueError, pickle.UnpicklingError, EOFError):
+            except Exception:  # noqa: BLE001  (a torn or garbled answer: the helper is not to be trusted further)
                 answers = None
             self._pending = None
             if answers is None:  # it stopped: what is left is worked out here
