@@ -664,6 +664,16 @@ class ImportHelperTest(Base):
         self.assertEqual(helped, self.imported(alone, take=lambda me, ids: {}))
         self.assertEqual(validate.validate(self.root)["status"], "clean")
 
+    def test_no_helper_is_started_by_an_application_that_embeds_python(self):
+        from unittest import mock
+
+        with mock.patch.object(sys, "executable", "/Applications/Notes.app/Contents/MacOS/Notes"), \
+                mock.patch.object(subprocess, "Popen") as popen:
+            readings = ahead.Readings([(f"c{i}", "今天好累", "2024-03-01") for i in range(10)])
+            self.assertEqual(readings.take(["c7"]), {})
+            readings.close()
+        popen.assert_not_called()
+
     def test_a_reading_for_another_text_or_day_is_worked_out_again(self):
         say = "我们下周三去看牙医"
         cid = "cap-ahead-1"

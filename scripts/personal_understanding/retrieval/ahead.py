@@ -66,6 +66,13 @@ def serve():
                      for key, text, when in items])
 
 
+def _python():
+    """The interpreter to start the helper with: sys.executable when it is one (an application that
+    embeds Python names itself there, and must not be started again)."""
+    name = os.path.basename(sys.executable or "").lower()
+    return sys.executable if name.startswith("python") else None
+
+
 class Readings:
     """capture_reading and text_terms of an import's messages, asked of a helper process a chunk ahead.
 
@@ -80,10 +87,10 @@ class Readings:
         self._place = {item[0]: n for n, item in enumerate(items)}
         self._words, self._told = set(), set()  # the archive words as last learned; as the helper holds them
         self._proc, self._pending = None, None  # (first, end) of the chunk the helper is reading
-        if start and len(items) >= MIN_MESSAGES and sys.executable:
+        if start and len(items) >= MIN_MESSAGES and _python():
             try:
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
+                    [_python(), "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             except OSError:
                 self._proc = None
