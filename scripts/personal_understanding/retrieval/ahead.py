@@ -81,13 +81,13 @@ class Readings:
     The first chunk is left to this process: it is indexed before the helper could have read it.
     """
 
-    def __init__(self, items, start=True):
+    def __init__(self, items):
         self._items, self._have = items, {}
         self._next = min(CHUNK, len(items))  # items before it are asked (or left to this process)
         self._place = {item[0]: n for n, item in enumerate(items)}
         self._words, self._told = set(), set()  # the archive words as last learned; as the helper holds them
         self._proc, self._pending = None, None  # (first, end) of the chunk the helper is reading
-        if start and len(items) >= MIN_MESSAGES and _python():
+        if len(items) >= MIN_MESSAGES and _python():
             try:
                 self._proc = subprocess.Popen(
                     [_python(), "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
