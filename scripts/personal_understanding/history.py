@@ -82,12 +82,13 @@ def _leftovers(root, wanted):
     out = {}
     if not wanted:
         return out
+    files = {cid + ".json": cid for cid in wanted}
     base = paths.conversation_dir(root)
     for year in sorted(os.listdir(base)) if base.is_dir() else ():
         for month in sorted(os.listdir(base / year)) if (base / year).is_dir() else ():
             names = os.listdir(base / year / month) if (base / year / month).is_dir() else ()
-            for cid in wanted.intersection(n[:-5] for n in names if n.endswith(".json")):
-                out[cid] = f"sources/conversation/{year}/{month}/{cid}.json"
+            for name in files.keys() & names:  # (a set operation: 100 000 names in a few ms)
+                out[files[name]] = f"sources/conversation/{year}/{month}/{name}"
     return out
 
 
