@@ -19,6 +19,7 @@ import os
 import random
 import sys
 import time
+from unittest import mock
 
 import _bench
 from personal_understanding import archive, archive_index, history
@@ -47,9 +48,18 @@ def measure(size, tmp):
     path = os.path.join(tmp, "export.jsonl")
     export(path, size)
     _bench.quiet_disk()
+    writes = []
+
+    class Watched(history._Writes):  # to tell whether a thread made the files (where making one was slow)
+        def __init__(self, *args):
+            super().__init__(*args)
+            writes.append(self)
+
     started, cpu, before = time.perf_counter(), time.process_time(), os.times()
-    out = history.import_history(root, "jsonl", path, user_speaker="me")
+    with mock.patch.object(history, "_Writes", Watched):
+        out = history.import_history(root, "jsonl", path, user_speaker="me")
     took, cpu, after = time.perf_counter() - started, time.process_time() - cpu, os.times()
+    threaded = any(w._thread is not None for w in writes)
     helper = (after.children_user + after.children_system) - (before.children_user + before.children_system)
     assert out["imported"] == size, out
     archive_index.forget_cached()
@@ -71,7 +81,7 @@ def measure(size, tmp):
     probe(root, "Tom camping", maintenance=True)
     after_follow = time.perf_counter() - started
     print(f"  {size:>6} messages  import {took:.2f} s ({size / took:.0f} messages/s, CPU {cpu * 1e6 / size:.0f} us each"
-          f" + {helper * 1e6 / size:.0f} us in the helper process)"
+          f" + {helper * 1e6 / size:.0f} us in the helper process; files made by a thread: {'yes' if threaded else 'no'})"
           f"   first read: CLI {_bench.ms(first_cli)}"
           f" (next CLI {_bench.ms(again_cli)}), in-process {_bench.ms(first_in)}")
     print(f"                  {FOLLOW_UP} more into it: {follow:.2f} s ({FOLLOW_UP / follow:.0f} messages/s), "
