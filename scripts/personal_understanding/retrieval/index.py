@@ -698,9 +698,10 @@ class RecallIndex:
         for doc, row in sorted(self.docs(within).items()):
             packed = f" {row['terms'] or ''} "
             for key, term in keys:
-                tf = _weight_in(packed, key)
-                if tf is not None:
-                    out[term].append((doc, tf))
+                if key in packed:  # (most documents found by other words lack a given one: no call for them)
+                    tf = _weight_in(packed, key)
+                    if tf is not None:
+                        out[term].append((doc, tf))
         return out
 
     def densest(self, term, limit):

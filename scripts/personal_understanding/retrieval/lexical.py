@@ -450,9 +450,9 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
         for doc, (score, detail) in scored.items():
             row = in_channel[doc]
             matched = detail["matched"]
-            own_words = (any(t not in not_own for t in matched) if not_own else bool(matched))
+            own_words = not not_own.issuperset(matched) if not_own else bool(matched)
             direct = (own_words or "phrase" in detail) and not detail["below_threshold"]
-            if groups and any(t in groups for t in matched):  # through built-in knowledge: say which word stood for which
+            if groups and not groups.keys().isdisjoint(matched):  # through built-in knowledge: say which word stood for which
                 detail["stands_for"] = {t: {"query_word": groups[t], "word": bridges[t][1], "via": bridges[t][4]}
                                         for t in matched if t in groups}
             detail["direct"] = direct

@@ -103,14 +103,18 @@ def score_channels(strength, postings, rows, avg_len, qweights=None, feedback=()
     out = {}
     # Matching the anchor settles the test below when the anchor is one of the query's own words.
     anchor_counts = anchor not in feedback and anchor not in groups
+    # Asked of every candidate, so worked out per term once: terms about as rare as the anchor, and
+    # whole words (not slices of one).
+    rare = {t for t in strength if t not in groups and rarity[t] >= common}
+    whole = {t for t in strength if qweights.get(t, 1.0) >= STRONG or t in single_words}
     for doc, score in scores.items():
         terms = matched[doc]
         mine = [t for t in terms if t not in feedback] if feedback else terms
         has_anchor = anchor in terms
-        if not (has_anchor and anchor_counts) and not any(rarity[t] >= common for t in mine if t not in groups):
+        if not (has_anchor and anchor_counts) and rare.isdisjoint(mine):
             coverage = min(1.0, sum(strength[t] for t in mine) / total_weight)
             score *= floor + (1 - floor) * coverage
-        only_slices = strong_query and all(qweights.get(t, 1.0) < STRONG and t not in single_words for t in mine)
+        only_slices = strong_query and whole.isdisjoint(mine)
         channel = out.get(rows[doc]["channel"])
         if channel is None:
             channel = out[rows[doc]["channel"]] = {}
