@@ -197,15 +197,23 @@ def attachment_relpath(sha256):
 
 
 def inside_root(root, relpath):
-    """Resolve a stored relative path, refusing anything that leaves the archive."""
-    base = Path(root).resolve()
-    target = (base / relpath).resolve()
-    if target != base and base not in target.parents:
-        lexical = Path(os.path.normpath(base / relpath))
-        if lexical == base or base in lexical.parents:  # inside by name, outside through a link
+    """Resolve a stored relative path, refusing anything that leaves the archive.
+
+    Worked on strings (Path.resolve is os.path.realpath too): every read of a capture asks it."""
+    base = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(base, relpath))
+    if not _within(target, base):
+        if _within(os.path.normpath(os.path.join(base, relpath)), base):  # inside by name, outside through a link
             raise symlink_refused(relpath)
         raise PuError("PATH_ESCAPE", f"{relpath!r} points outside the archive", "Stored paths are relative to the archive root.")
-    return target
+    return Path(target)
+
+
+def _within(path, base):
+    """Is `path` the folder `base` or under it (both absolute and normalised)?"""
+    if os.name == "nt":  # names differ only by case there
+        path, base = os.path.normcase(path), os.path.normcase(base)
+    return path == base or path.startswith(base if base.endswith(os.sep) else base + os.sep)
 
 
 def symlink_refused(path):
