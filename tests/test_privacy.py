@@ -168,6 +168,35 @@ class SymlinkTest(Base):
         self.assertIn("memory/v2/records/event.jsonl: ARCHIVE_SYMLINK", text)
 
 
+class InsideRootTest(Base):
+    def test_a_stored_path_resolves_only_inside_the_archive(self):
+        out = self.outside()
+        root = Path(self.root).resolve()
+        self.assertEqual(paths.inside_root(self.root, "sources/conversation/2024/05/x.json"),
+                         root / "sources/conversation/2024/05/x.json")
+        self.assertEqual(paths.inside_root(self.root, ""), root)
+        alias = Path(self.tmp, "alias")  # the archive named through a link to it: still itself
+        os.symlink(self.root, alias)
+        self.assertEqual(paths.inside_root(alias, "memory"), root / "memory")
+        for escape in ("../outside/keep.txt", str(out / "keep.txt"), "sources/../../outside", "..", "/"):
+            with self.assertRaises(PuError, msg=escape) as ctx:
+                paths.inside_root(self.root, escape)
+            self.assertEqual(ctx.exception.code, "PATH_ESCAPE", escape)
+        os.symlink(out, Path(self.root, "sources", "elsewhere"))  # inside by name, outside through a link
+        os.symlink(out / "keep.txt", Path(self.root, "sources", "note.json"))
+        for linked in ("sources/elsewhere/keep.txt", "sources/elsewhere", "sources/note.json"):
+            with self.assertRaises(PuError, msg=linked) as ctx:
+                paths.inside_root(self.root, linked)
+            self.assertEqual(ctx.exception.code, "ARCHIVE_SYMLINK", linked)
+        os.symlink(Path(self.root, "memory"), Path(self.root, "sources", "inner"))  # a link that stays inside
+        self.assertEqual(paths.inside_root(self.root, "sources/inner/v2"), root / "memory" / "v2")
+        sibling = Path(self.tmp, Path(self.root).name + "-other")  # a folder whose name begins with the root's
+        sibling.mkdir()
+        with self.assertRaises(PuError) as ctx:
+            paths.inside_root(self.root, f"../{sibling.name}/x")
+        self.assertEqual(ctx.exception.code, "PATH_ESCAPE")
+
+
 class IdTest(Base):
     def test_an_id_with_a_trailing_newline_is_refused(self):
         for bad in ("cap-nl\n", "cap\n", "a\nb", "x" * 129, "", "Cap", "../x", ".x", "a/b"):
