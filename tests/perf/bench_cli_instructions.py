@@ -5,7 +5,8 @@ does not move, to compare two commits where wall-clock times move by half within
     python3 tests/perf/bench_cli_instructions.py              # 1 000 and 10 000
     python3 tests/perf/bench_cli_instructions.py 10000
 
-Needs valgrind (Debian: apt-get install -y valgrind); without it, says so and exits 0. For an
+Needs valgrind (Debian: apt-get install -y valgrind); without it, says so and exits 0. Runs it
+under `setarch -R` where there is one (no address randomisation): the counts then repeat. For an
 archive of N turns and N records (bench_recall's), each of bench_recall's eight CLI questions runs
 once under callgrind (some fifty times slower than natively). Prints the instructions of a bare
 interpreter start, of the imports a read makes, and of each read with their mean. Instructions
@@ -14,6 +15,7 @@ instructions took 55 to 110 ms here in one evening.
 """
 
 import os
+import platform
 import re
 import shutil
 import statistics
@@ -32,9 +34,14 @@ IMPORTS = ("import sys; sys.path.insert(0, sys.argv[1]); from personal_understan
            "from personal_understanding.retrieval import probe")
 
 
+# Without address randomisation too (where setarch is): dict and set orders of objects hashed by
+# address then repeat, and so do the counts (they moved by up to 4% between identical runs).
+FIXED = ["setarch", platform.machine(), "-R"] if shutil.which("setarch") else []
+
+
 def instructions(*argv):
     """Instructions one process executes (callgrind's count, everything from exec to exit)."""
-    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+    proc = subprocess.run([*FIXED, "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
                           capture_output=True, text=True, env=ENV)
     found = re.search(r"Collected : (\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
