@@ -171,12 +171,14 @@ def probe(root, query=None, ids=None, window=None, phase=None, as_of=None, limit
     order = sorted(fused, key=lambda k: (-fused[k], k))
     row_by_key = {r["key"]: r for r in all_rows.values()}
     row_by_key.update({row["key"]: row for row, _s, _p in assoc})
+    # Only the keys being ordered are asked about below (every candidate scored has a detail).
+    details = [(k, detail_of[k]) for k in order if k in detail_of]
     if q.times and not time_only:
         # The user's words; not a saved question the query repeats, which tells nothing, in the window or not.
-        own = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d["direct"] and not d.get("repeat")}
-        stood_in = {k for k, (_c, _s, d, origin) in detail_of.items() if origin is None and d.get("stands_for")}
+        own = {k for k, (_c, _s, d, origin) in details if origin is None and d["direct"] and not d.get("repeat")}
+        stood_in = {k for k, (_c, _s, d, origin) in details if origin is None and d.get("stands_for")}
         order = when.window_first(q, order, row_by_key, own, stood_in)
-    said = {k for k, (_c, _s, d, _o) in detail_of.items() if d.get("phrase") and not d.get("repeat")}
+    said = {k for k, (_c, _s, d, _o) in details if d.get("phrase") and not d.get("repeat")}
     if said:  # the user's words, found as they were said, come first (not the same question asked before)
         order = [k for k in order if k in said] + [k for k in order if k not in said]
     if causes:  # a why-question: the hypotheses it reaches, then their evidence
