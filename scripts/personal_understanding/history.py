@@ -178,7 +178,9 @@ def import_history(root, format, file, user_speaker=None, sample_ids=None, skip_
             mapping[ref] = doc["capture_id"]
 
         writes = _Writes(root, planned)
-        readings = ahead.Readings([(doc["capture_id"], doc["text"], _day(doc)) for _ref, doc, _rel, _data in planned])
+        from .retrieval.index import capture_day
+
+        readings = ahead.Readings([(doc["capture_id"], doc["text"], capture_day(doc)) for _ref, doc, _rel, _data in planned])
         try:
             for item in writes:
                 made(*item)
@@ -312,11 +314,6 @@ class _Ended:
 
     def __init__(self, error):
         self.error = error
-
-
-def _day(doc):
-    """The day the recall index reads a capture's time expressions against (as index._add_capture)."""
-    return (doc.get("occurred_at") or doc.get("captured_at") or "")[:10] or None
 
 
 def _register(root, written, events, docs=None, readings=None):

@@ -87,6 +87,11 @@ def text_terms(text, lex):
             weighted_terms(text, lex, 1.0, tokens=tokens))
 
 
+def capture_day(capture):
+    """The day a capture's time expressions are read against: when it was said, else when it was saved."""
+    return (capture.get("occurred_at") or capture.get("captured_at") or "")[:10] or None
+
+
 def capture_reading(text, when):
     """(asks, dated, told_from, told_to) of a turn's text said on the day `when`: whether it asks
     something, whether it names a time (a turn that does answers "when ..."), and the days it tells of."""
@@ -515,7 +520,7 @@ class RecallIndex:
         self._add("r:" + rec["id"], doc, [(title, TITLE_WEIGHT), (body, 1.0)], meta, learn, channel)
 
     def _add_capture(self, row, words, doc, learn):
-        when = (row.get("occurred_at") or row.get("captured_at") or "")[:10] or None
+        when = capture_day(row)
         text = words.get("text") or ""
         known = self.known_readings.get(row["capture_id"])
         if known and known[0] == text and known[1] == when:
