@@ -262,8 +262,7 @@ def _mirror_dir(root, also_to):
                       "Pass a folder for {arg:also_to}: the snapshot and its manifest are copied into it.")
     real = os.path.realpath(folder)
     for inside in (paths.memory_dir(root), paths.sources_dir(root)):
-        base = os.path.realpath(inside)
-        if real == base or real.startswith(base + os.sep):
+        if paths.within(real, os.path.realpath(inside)):
             raise PuError("BACKUP_MIRROR_INSIDE", f"{also_to} is inside the archive's {inside.name}/",
                           "A mirror is a second copy somewhere else: pass a folder outside the archive (another disk is best).")
     try:

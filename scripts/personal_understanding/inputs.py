@@ -16,6 +16,7 @@ import os
 import stat
 
 from .errors import PuError
+from .paths import within
 
 CHUNK = 1 << 20  # reads never ask for more than this at once
 KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -78,7 +79,7 @@ def server_dirs(root, allowed):
 
 
 def _under(path, folders):
-    return any(path == base or path.startswith(base.rstrip(os.sep) + os.sep) for base in folders)
+    return any(within(path, base) for base in folders)
 
 
 def confine(command, args, root, allowed):

@@ -202,14 +202,14 @@ def inside_root(root, relpath):
     Worked on strings (Path.resolve is os.path.realpath too): every read of a capture asks it."""
     base = os.path.realpath(root)
     target = os.path.realpath(os.path.join(base, relpath))
-    if not _within(target, base):
-        if _within(os.path.normpath(os.path.join(base, relpath)), base):  # inside by name, outside through a link
+    if not within(target, base):
+        if within(os.path.normpath(os.path.join(base, relpath)), base):  # inside by name, outside through a link
             raise symlink_refused(relpath)
         raise PuError("PATH_ESCAPE", f"{relpath!r} points outside the archive", "Stored paths are relative to the archive root.")
     return Path(target)
 
 
-def _within(path, base):
+def within(path, base):
     """Is `path` the folder `base` or under it (both absolute and normalised)?"""
     if os.name == "nt":  # names differ only by case there
         path, base = os.path.normcase(path), os.path.normcase(base)
