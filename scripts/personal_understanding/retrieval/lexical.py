@@ -10,7 +10,7 @@ from . import knowledge, phrase, rank, whose
 from ..patterns import Lazy
 from .index import ASKS_MARKED, CHANNELS, weighted_terms
 from .lexicon import question_words
-from .query import SHORT_QUESTION, saved_question
+from .query import SHORT_QUESTION
 from .tokenizer import IN_LAW, content_tokens, stem, tokenize
 
 ROUTE_SHARE = 0.6  # an alias hit is worth this share of the query's strongest term
@@ -466,7 +466,7 @@ def score_terms(q, terms, routes, feedback=(), phrases=(), bridges=None, unseen=
                 held.append({"id": row["key"][2:], "channel": channel, "why": "below content threshold",
                              "matched": list(detail["matched"])})
                 continue
-            if saved_question(row) and q.repeats(row, [t for t in matched if t not in feedback]):  # (its words or stand-ins)
+            if q.repeats(row, matched, feedback):  # in its words or words standing for them
                 detail["repeat"] = True  # not "the user's words found as said" either (probe)
             ranked.append((doc, score * q.factor(row, detail.get("repeat", False), own_words), detail))
         ranked = whose.prefer(q, ranked, in_channel, strength)

@@ -130,11 +130,14 @@ class Query:
         return True, None
 
     @staticmethod
-    def repeats(row, matched):
+    def repeats(row, matched, feedback=()):
         """Is the row a saved question whose every word the query repeats, or reaches through a word standing for
-        it (`matched`: the query's words it matched, stand-ins included: "where do I live?" repeats 我住在哪里)?
-        It tells nothing the query does not."""
-        return bool(saved_question(row) and matched and len(row["terms"].split()) <= len(matched))
+        it (`matched`: the query's words it matched, stand-ins included: "where do I live?" repeats 我住在哪里;
+        `feedback`: words the best matches lent, which do not count)? It tells nothing the query does not."""
+        if not saved_question(row):
+            return False  # (most candidates: their matched words are not even counted)
+        said = [t for t in matched if t not in feedback]
+        return bool(said) and len(row["terms"].split()) <= len(said)
 
     def factor(self, row, repeat=False, own=True):
         """What the row's score is multiplied by; `repeat`: the row repeats the query (see repeats); `own`: it holds
