@@ -820,11 +820,10 @@ def _row(values):
     The archive index numbers rows anew above the old ones when it is rebuilt, so a reader that
     has not caught up yet finds nothing under an old number, never another capture or record.)"""
     row = dict(zip(_ROW_FIELDS, values))
-    if row["doc"] & 1:  # (as _channel_read, spelled out: a read makes thousands of rows)
-        row["channel"] = row["channel"] or _channel_of(row["kind"])
+    row["channel"] = _channel_read(row["doc"], row["channel"], row["kind"])
+    if row["doc"] & 1:
         row["status"] = row["status"] or USUAL_STATUS
     else:
-        row["channel"] = row["channel"] or "verbatim"
         row["kind"] = "capture"
     return row
 
