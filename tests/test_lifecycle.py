@@ -512,7 +512,7 @@ class ResumableImportWriteAheadTest(ResumableImportTest):
         super().setUp()
         from unittest import mock
 
-        for name, value in (("ahead", True), ("PROBE", 1), ("HANDED", 2)):
+        for name, value in (("threaded", True), ("PROBE", 1), ("HANDED", 2)):
             patch = mock.patch.object(history._Writes, name, value)
             patch.start()
             self.addCleanup(patch.stop)
@@ -556,7 +556,7 @@ class ResumableImportWriteAheadTest(ResumableImportTest):
         for slow_file, used in ((3600.0, False), (0.0, True)):
             started = []
             real = history._Writes._write
-            with mock.patch.object(history._Writes, "ahead", None), \
+            with mock.patch.object(history._Writes, "threaded", None), \
                     mock.patch.object(history._Writes, "SLOW_FILE", slow_file), \
                     mock.patch.object(history._Writes, "_write", lambda me, planned: started.append(1) or real(me, planned)):
                 lines = [{"ref": f"s{slow_file}-{i}", "speaker": "me", "text": f"slow {slow_file} {i}"} for i in range(4)]
@@ -575,7 +575,7 @@ class ResumableImportWriteAheadTest(ResumableImportTest):
         now = timeutil.parse_instant("2026-01-02T03:04:05Z")
         with mock.patch.object(history, "BATCH", 7):
             ahead = history.import_history(self.root, "jsonl", path, now=now)
-            with mock.patch.object(history._Writes, "ahead", False):
+            with mock.patch.object(history._Writes, "threaded", False):
                 inline = history.import_history(other, "jsonl", path, now=now)
         self.assertEqual(ahead, dict(inline, file=ahead["file"]))
         self.assertEqual(ahead["imported"], 40)

@@ -228,7 +228,7 @@ class _Writes:
     PROBE = 64
     SLOW_FILE = 100e-6  # seconds (the median of PROBE files)
     HANDED = 25  # files handed over at a time: each hand-over costs both threads a lock
-    ahead = None  # True or False decides instead of the timing (tests)
+    threaded = None  # True or False decides instead of the timing (tests)
 
     def __init__(self, root, planned):
         self._root, self._planned = root, planned
@@ -252,7 +252,7 @@ class _Writes:
         took, rest = [], []
         with storage.Folders() as folders:
             for n, item in enumerate(self._planned):
-                if n and n % self.PROBE == 0 and (self.ahead if self.ahead is not None else
+                if n and n % self.PROBE == 0 and (self.threaded if self.threaded is not None else
                                                   sorted(took)[len(took) // 2] >= self.SLOW_FILE):
                     rest = self._planned[n:]
                     break
