@@ -6,11 +6,18 @@ scripts and flags (`capture_user_update.py`, `--capture-id`), or
 `personal-understanding NAME` when run through the installed command.
 """
 
-import argparse
 import gc
-import json
-import os
-import sys
+
+# A script's process ends within moments: the collector is held back from its first import on. It
+# traced the dictionaries' many small objects again and again (a tenth of a recall call; the
+# imports alone made some thirty passes), and once more at exit (see run); it still runs now and
+# then in a long import.
+gc.set_threshold(100_000, 50, 1000)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
 
 from . import commands, paths
 from .errors import PuError
@@ -215,10 +222,7 @@ def _as_written(message):
 
 
 def run(name, argv=None, console=False):
-    """A whole process for one command (the scripts' entry). The process ends within moments: the
-    collector is held back (it traced the dictionaries' many small objects again and again, and
-    once more at exit: a tenth of a recall call), and still runs now and then in a long import."""
-    gc.set_threshold(100_000, 50, 1000)
+    """A whole process for one command (the scripts' entry); the collector is already held back (above)."""
     # argparse passes its few words through gettext, whose first call imports locale and searches
     # for catalogues (2 ms of a 60 ms read); the rest of the output is English anyway.
     argparse._ = _as_written
