@@ -222,6 +222,23 @@ def interpreter_start(runs=7):
     return statistics.median(times)
 
 
+def cpu_gauge(runs=5):
+    """Median time of a fixed pure-Python loop: how fast this machine runs Python just now. A shared
+    virtual machine runs the same work up to twice as slowly within minutes, and reports none of it
+    as stolen time; beside a figure, this tells a slow spell from a slower build."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        total = 0
+        for i in range(GAUGE_LOOP):
+            total += i * i
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+GAUGE_LOOP = 300_000
+
+
 def size_line(root):
     return f"{archive_bytes(root) / 1e6:.1f} MB on disk"
 
