@@ -225,7 +225,8 @@ def interpreter_start(runs=7):
 def cpu_gauge(runs=5):
     """Median time of a fixed pure-Python loop: how fast this machine runs Python just now. A shared
     virtual machine runs the same work up to twice as slowly within minutes, and reports none of it
-    as stolen time; beside a figure, this tells a slow spell from a slower build."""
+    as stolen time; beside a figure, this tells a slow spell from a slower build. It times Python's
+    own work only: starting a process and its page faults are the kernel's, which can be slow apart."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
