@@ -222,6 +222,13 @@ def interpreter_start(runs=7):
     return statistics.median(times)
 
 
+def machine_speed(figures, size, before, after, first, then):
+    """The line that says how fast the machine ran around a measurement (cpu_gauge `before` it, `first`,
+    and `after` it, `then`); the mean of the two goes into `figures` for the table by size."""
+    figures.add("fixed loop (machine speed)", size, (before + after) / 2)
+    return f"machine speed: a fixed loop took {ms(before)} {first}, {ms(after)} {then}"
+
+
 def cpu_gauge(runs=5):
     """Median time of a fixed pure-Python loop: how fast this machine runs Python just now. A shared
     virtual machine runs the same work up to twice as slowly within minutes, and reports none of it

@@ -56,12 +56,12 @@ def measure(size, tmp):
             super().__init__(*args)
             writes.append(self)
 
-    gauge = [_bench.cpu_gauge()]
+    gauge_before = _bench.cpu_gauge()
     started, cpu, before = time.perf_counter(), time.process_time(), os.times()
     with mock.patch.object(history, "_Writes", Watched):
         out = history.import_history(root, "jsonl", path, user_speaker="me")
     took, cpu, after = time.perf_counter() - started, time.process_time() - cpu, os.times()
-    gauge.append(_bench.cpu_gauge())
+    gauge_after = _bench.cpu_gauge()
     threaded = any(w._thread is not None for w in writes)
     helper = (after.children_user + after.children_system) - (before.children_user + before.children_system)
     assert out["imported"] == size, out
@@ -89,15 +89,13 @@ def measure(size, tmp):
           f" (next CLI {_bench.ms(again_cli)}), in-process {_bench.ms(first_in)}")
     print(f"                  {FOLLOW_UP} more into it: {follow:.2f} s ({FOLLOW_UP / follow:.0f} messages/s), "
           f"first read after {_bench.ms(after_follow)}   ({_bench.size_line(root)})")
-    print(f"                  machine speed: a fixed loop took {_bench.ms(gauge[0])} before the import, "
-          f"{_bench.ms(gauge[1])} after it")
+    print("                  " + _bench.machine_speed(FIGURES, size, gauge_before, gauge_after, "before the import", "after it"))
     FIGURES.add("import (messages/s)", size, size / took, "msg/s")
     FIGURES.add("import CPU per message", size, cpu / size * 1e6, "us")
     FIGURES.add("import CPU per message, helper process", size, helper / size * 1e6, "us")
     FIGURES.add("first read after import (CLI)", size, first_cli)
     FIGURES.add("first read after import (in-process)", size, first_in)
     FIGURES.add(f"import {FOLLOW_UP} more (messages/s)", size, FOLLOW_UP / follow, "msg/s")
-    FIGURES.add("fixed loop (machine speed)", size, sum(gauge) / len(gauge))
 
 
 def main():

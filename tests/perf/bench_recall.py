@@ -16,7 +16,6 @@ per probe; CLI retrieve_v2 <= 60 ms at 10 000. Figures are printed, not asserted
 """
 
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -74,7 +73,7 @@ def measure(size, tmp):
     recall_index.open_recall(root)
     recall_build = time.perf_counter() - started
     before = trace_bytes(root)
-    gauge = [_bench.cpu_gauge()]
+    gauge_before = _bench.cpu_gauge()
     warm = []
     for _ in range(3):
         for q in QUERIES:
@@ -90,7 +89,7 @@ def measure(size, tmp):
             if proc.returncode != 0:
                 raise SystemExit(proc.stdout.decode() + proc.stderr.decode())
             cli.append(elapsed)
-    gauge.append(_bench.cpu_gauge())
+    gauge_after = _bench.cpu_gauge()
     imports = [_bench.import_ms("retrieve_v2", "--query", q, "--maintenance", root=root) for q in QUERIES[:3]]
     imports_total, imports_ours = sorted(imports)[1]
     peak = float(subprocess.run([sys.executable, "-c", PROBE_PROCESS, str(_bench.SCRIPTS), root, *QUERIES],
@@ -113,15 +112,14 @@ def measure(size, tmp):
     print(f"           index build: core {core:.2f} s + recall {recall_build:.2f} s")
     print(f"           warm probe p50 {_bench.ms(wp50)}  p95 {_bench.ms(wp95)}   CLI probe p50 {_bench.ms(cp50)}  p95 {_bench.ms(cp95)}")
     print(f"           CLI imports {imports_total:.1f} ms (of which personal_understanding {imports_ours:.1f} ms)")
-    print(f"           machine speed: a fixed loop took {_bench.ms(gauge[0])} before the warm probes, "
-          f"{_bench.ms(gauge[1])} after the CLI runs")
+    print("           " + _bench.machine_speed(FIGURES, size, gauge_before, gauge_after,
+                                                 "before the warm probes", "after the CLI runs"))
     print(f"           incremental update: new capture {_bench.ms(inc_capture)}, new record {_bench.ms(inc_record)}")
     print(f"           survey {survey_bytes} bytes   trace {per_trace:.0f} bytes per probe   probe process peak memory {peak:.0f} MB")
     for label, value in (("warm probe p50", wp50), ("warm probe p95", wp95), ("CLI probe p50", cp50),
                          ("CLI imports", imports_total / 1000), ("index build (core + recall)", core + recall_build),
                          ("incremental: new capture", inc_capture), ("incremental: new record", inc_record)):
         FIGURES.add(label, size, value)
-    FIGURES.add("fixed loop (machine speed)", size, statistics.mean(gauge))
     FIGURES.add("index on disk", size, disk / 1e6, "MB")
     FIGURES.add("probe process peak memory", size, peak, "MB")
     FIGURES.add("trace per probe", size, per_trace / 1e3, "KB")
