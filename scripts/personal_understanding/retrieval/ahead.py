@@ -87,10 +87,11 @@ class Readings:
         self._place = {item[0]: n for n, item in enumerate(items)}
         self._words, self._told = set(), set()  # the archive words as last learned; as the helper holds them
         self._proc, self._pending = None, None  # (first, end) of the chunk the helper is reading
-        if len(items) >= MIN_MESSAGES and _python():
+        python = _python() if len(items) >= MIN_MESSAGES else None
+        if python:
             try:
                 self._proc = subprocess.Popen(
-                    [_python(), "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
+                    [python, "-I", "-c", _SERVE, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             except OSError:
                 self._proc = None
