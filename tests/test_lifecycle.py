@@ -503,6 +503,7 @@ class ResumableImportTest(Base):
         self.assertEqual((again["imported"], again["already_present"]), (2, 3))
         self.assertEqual(validate.validate(self.root)["status"], "clean", validate.validate(self.root)["problems"])
 
+
 class ResumableImportWriteAheadTest(ResumableImportTest):
     """The same imports with the capture files made by the writer thread after the first one
     (as on a disk where making a file is slow): a write error or an interrupt in that thread leaves
