@@ -35,6 +35,20 @@ class ScriptsTest(ArchiveTest):
             self.assertLessEqual(max(map(len, usage)), columns)
             self.assertGreater(max(map(len, usage)), columns * 0.6)
 
+    def test_the_cli_leaves_the_real_gettext_and_urllib_parse_behind(self):
+        # cli imports argparse and pathlib beside stand-ins for these two; a later import must find the
+        # real ones, Path.as_uri must still work, and argparse must still say its words (untranslated).
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); from personal_understanding import cli; "
+                "loaded_early = sorted({'gettext', 'urllib.parse', 'ipaddress'} & set(sys.modules)); "
+                "import argparse, gettext, pathlib, urllib.parse; "
+                "print(loaded_early, pathlib.Path('/a b/c').as_uri(), urllib.parse.urlsplit('https://x/y').path, "
+                "callable(gettext.translation), sep='|'); argparse.ArgumentParser(prog='p').parse_args(['--z'])")
+        # -S: no site-packages, whose start-up files may import pathlib before cli does
+        proc = subprocess.run([sys.executable, "-S", "-c", code, str(SCRIPTS)], capture_output=True, text=True)
+        self.assertEqual(proc.stdout.strip(), "[]|file:///a%20b/c|/y|True")
+        self.assertIn("error: unrecognized arguments: --z", proc.stderr)
+        self.assertEqual(proc.returncode, 2)
+
     def test_no_stray_scripts(self):
         names = {f"{c.name}.py" for c in commands.COMMANDS} | EXTRA_SCRIPTS
         present = {p.name for p in SCRIPTS.glob("*.py")}
