@@ -543,6 +543,19 @@ class TimesAsLivedTest(ArchiveTest):
         receipts.preflight(self.root, "又一句。", turn_id="t5", tier="full")
         self.refused("BAD_DATE", capture.capture_text, self.root, "又一句。", "t5", occurred_at="2026-02-30T01:10+08:00")
 
+    def test_a_time_reads_the_same_on_every_supported_python(self):
+        # Python 3.10's fromisoformat refuses what 3.11's reads: fractions of other than 3 or 6 digits
+        # (.NET writes 7), a comma before them, an offset without its colon.
+        for given, read in (("2026-02-15T01:10:30.5-05:30", "2026-02-15T01:10:30.500000-05:30"),
+                            ("2026-02-15T01:10:30.1234567Z", "2026-02-15T01:10:30.123456+00:00"),
+                            ("2026-02-15 01:10:30,12Z", "2026-02-15T01:10:30.120000+00:00"),
+                            ("2026-02-15T01:10+0530", "2026-02-15T01:10:00+05:30"),
+                            ("2026-02-15T01:10:30-05", "2026-02-15T01:10:30-05:00"),
+                            ("2026-02-15", "2026-02-15T00:00:00+00:00")):
+            self.assertEqual(timeutil.parse_instant(given, keep_offset=True).isoformat(), read, given)
+        for bad in ("2026-02-15T25:10:30Z", "2026-02-15T01:10:30.5x", "15/02/2026"):
+            self.refused("BAD_DATE", timeutil.parse_instant, bad)
+
 
 class StaticAppTest(ArchiveTest):
     def test_shard_hash_is_fnv1a(self):

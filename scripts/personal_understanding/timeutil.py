@@ -11,6 +11,9 @@ from .errors import PuError
 
 UTC = _dt.timezone.utc
 _DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+# A time's fraction of a second and its UTC offset, in the forms Python 3.11's fromisoformat reads and
+# 3.10's does not (a fraction of other than 3 or 6 digits, a comma, an offset without its colon).
+_TIME_TAIL = re.compile(r"([T ]\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:([+-]\d{2}):?(\d{2})?)?$", re.ASCII)
 
 
 def now():
@@ -45,6 +48,7 @@ def parse_instant(text, field="time", keep_offset=False):
         raw = str(text).strip()
         if raw.endswith("Z") or raw.endswith("z"):
             raw = raw[:-1] + "+00:00"
+        raw = _TIME_TAIL.sub(_time_tail, raw, count=1)
         try:
             if len(raw) == 10:
                 moment = _dt.datetime.fromisoformat(raw + "T00:00:00")
@@ -59,6 +63,18 @@ def parse_instant(text, field="time", keep_offset=False):
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment if keep_offset else moment.astimezone(UTC)
+
+
+def _time_tail(m):
+    """The tail of a date-time as every supported Python reads it: six digits of fraction (more are
+    cut, as 3.11 cuts them) and an offset of hours and minutes with a colon."""
+    clock, fraction, hours, minutes = m.groups()
+    out = clock
+    if fraction:
+        out += "." + (fraction + "000000")[:6]
+    if hours:
+        out += f"{hours}:{minutes or '00'}"
+    return out
 
 
 def is_partial_date(text):
