@@ -414,17 +414,50 @@ class IndexLifecycleTest(RecallTest):
         recall = open_recall(self.root)
         before = {r["doc"]: r["key"] for r in recall.docs_where("1")}
         self.assertEqual(len(before), 4)
-        # Another connection rebuilds the archive index: a log replaced under it, as a forget or a restore does.
+        # Another connection rebuilds the archive index: a log replaced under it by other bytes, as a forget
+        # or a restore does (here a blank line first, which moves every line).
         log = paths.v2_dir(self.root) / "receipts.jsonl"
-        shutil.copyfile(log, str(log) + ".new")
-        os.replace(str(log) + ".new", log)
+        log.with_name(log.name + ".new").write_bytes(b"\n" + log.read_bytes())
+        os.replace(log.with_name(log.name + ".new"), log)
         other = archive_index.ArchiveIndex(self.root)
+        generation = other.generation()
         self.assertTrue(other.refresh())
+        self.assertEqual(other.generation(), generation + 1)
         other.close()
         stale = {r["doc"]: r["key"] for r in recall.docs_where("1")}  # this reader has not caught up yet
         self.assertEqual({d: k for d, k in stale.items() if before.get(d) != k}, {})
         self.assertIn(cid, self.top_ids(self.probe("游泳")))  # and once it has, everything is found again
         self.assertEqual(len(open_recall(self.root).docs_where("1")), 4)
+
+    def test_a_copied_archive_reads_on_from_its_index_and_a_copy_with_other_bytes_is_rebuilt(self):
+        from personal_understanding import archive_index
+        cid = self.say("周末去游泳馆游泳")
+        sid = records.add_record(self.root, kind="event", title="去游泳馆", capture_ids=[cid])["id"]
+        self.assertIn(sid, self.top_ids(self.probe("游泳馆")))  # both indexes are current
+        copy = os.path.join(self.tmp, "copy")
+        shutil.copytree(self.root, copy)  # other files with the same bytes: another disk, a new laptop
+
+        def generation(root):
+            index = archive_index.ArchiveIndex(root)
+            try:
+                index.refresh()
+                return index.generation()
+            finally:
+                index.close()
+
+        before = generation(self.root)
+        self.assertEqual(generation(copy), before, "the copy's index reads on; nothing is built again")
+        self.assertIn(sid, self.top_ids(probe_mod.probe(copy, "游泳馆", maintenance=True)))
+        # Within what the index read, a changed byte is a changed log, even at the same size.
+        log = next(paths.records_dir(copy).glob("*.jsonl"))
+        data = log.read_bytes()
+        self.assertIn("去游泳馆".encode(), data)
+        log.with_name(log.name + ".new").write_bytes(data.replace("去游泳馆".encode(), "去健身房".encode()))
+        os.replace(log.with_name(log.name + ".new"), log)
+        self.assertEqual(generation(copy), before + 1)
+        self.assertEqual(self.top_ids(probe_mod.probe(copy, "健身房", maintenance=True))[:1], [sid])
+        self.assertEqual(generation(self.root), before)
+        self.assertNotIn(sid, self.top_ids(self.probe("健身房")))
 
     def test_an_index_of_an_older_layout_is_rebuilt_on_open(self):
         # The postings layout before RECALL_VERSION 11: by term and document, with a separate index by weight.

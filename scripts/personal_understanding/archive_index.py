@@ -4,9 +4,11 @@ The JSONL logs and capture files are the truth. This index is a projection of
 them that answers point questions (a turn's receipt, a capture's ledger state,
 the pending set, a record's latest version) without reading the archive.
 
-It is caught up from per-log watermarks: each log's consumed byte offset and
-file identity. A log that grew is read from its watermark; a log that shrank or
-was replaced (forget, restore) makes the whole index rebuild from scratch.
+It is caught up from per-log watermarks: each log's consumed byte offset, file
+identity and the CRC-32 of the bytes consumed. A log that grew is read from its
+watermark; a log that shrank or was replaced by other bytes (forget, restore)
+makes the whole index rebuild from scratch. Another file that begins with the
+same bytes (the archive copied to another disk) is read on from the watermark.
 Readers and writers both call `refresh()`; nothing else writes the index, so a
 crash between a log append and an index update only leaves work for the next
 refresh. Deleting the file loses nothing.
@@ -16,6 +18,7 @@ log (byte offset and size) and the few fields that queries filter on; the line
 itself is read from the log when asked for, and checked to be the one indexed.
 """
 
+import binascii
 import errno
 import json
 import os
@@ -29,7 +32,7 @@ from .errors import Problem, PuError
 from .schema import cited_captures, normalized
 from .textinput import sha256_digest
 
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 WAL_PAGES = 256  # the write-ahead log is checkpointed at this many pages (SQLite's default is 1 000) ...
 WAL_LIMIT = WAL_PAGES * 4096  # ... and cut back to this size then: the log left behind stays about 1 MB
 READ_ATTEMPTS = 3  # reads of a log replaced under the index (each attempt catches up first)
@@ -45,7 +48,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS logs (
     name TEXT PRIMARY KEY, ino INTEGER, consumed INTEGER, lines INTEGER,
-    size_seen INTEGER, tail_bytes INTEGER);
+    size_seen INTEGER, tail_bytes INTEGER, crc INTEGER);
 CREATE TABLE IF NOT EXISTS problems (
     log TEXT, line INTEGER, severity TEXT, code TEXT, message TEXT);
 CREATE TABLE IF NOT EXISTS receipts (
@@ -103,6 +106,27 @@ def _log_files(root):
         names = []
     logs.extend((f"records/{n}", rdir / n) for n in names)
     return logs
+
+
+def _begins_as_read(path, row):
+    """Does the file at `path` begin with the very bytes the index read from its log (`row`: the log's
+    row in `logs`)? Told by their CRC-32, which the index keeps as it reads: a copy of an archive has
+    new files, but the same bytes in them."""
+    consumed, crc = row[2], row[6]
+    if crc is None:
+        return False
+    value = 0
+    try:
+        with open(path, "rb") as handle:
+            while consumed > 0:
+                chunk = handle.read(min(consumed, 1 << 20))
+                if not chunk:
+                    return False
+                value = binascii.crc32(chunk, value)
+                consumed -= len(chunk)
+    except OSError:
+        return False
+    return value == crc
 
 
 class ArchiveIndex:
@@ -237,7 +261,8 @@ class ArchiveIndex:
 
     # --- catching up -------------------------------------------------------
     def _stale_logs(self, logs):
-        known = {row[0]: row for row in self.db.execute("SELECT name, ino, consumed, lines, size_seen, tail_bytes FROM logs")}
+        known = {row[0]: row for row in self.db.execute(
+            "SELECT name, ino, consumed, lines, size_seen, tail_bytes, crc FROM logs")}
         stale = []
         for name, path in logs:
             try:
@@ -264,6 +289,10 @@ class ArchiveIndex:
             rebuild = False
             for name, path, st in stale:
                 row = known.get(name)
+                if row is not None and st is not None and row[1] != st.st_ino and _begins_as_read(path, row):
+                    # The same bytes in another file (the archive was copied, or moved to another disk):
+                    # the index goes on from where it was rather than rebuilding everything.
+                    known[name] = row = (name, st.st_ino) + tuple(row[2:])
                 if row is not None and (st is None or row[1] != st.st_ino or st.st_size < row[2]):
                     rebuild = True
                     break
@@ -287,8 +316,8 @@ class ArchiveIndex:
             # Receipts and the ledger first: records refer to captures.
             for name, path, st in stale:
                 row = known.get(name)
-                start, first_line = (row[2], row[3] + 1) if row else (0, 1)
-                self._consume(name, path, st, start, first_line)
+                start, first_line, crc = (row[2], row[3] + 1, row[6]) if row else (0, 1, 0)
+                self._consume(name, path, st, start, first_line, crc)
             self.db.execute("DROP TRIGGER IF EXISTS temp.from_nothing")
             for table, column in _NUMBERED if rebuild else ():
                 self.db.execute(f"DELETE FROM {table} WHERE {column} = ''")  # the placeholders above
@@ -300,9 +329,13 @@ class ArchiveIndex:
         self._follow_logs({r[0]: r for r in self.db.execute("SELECT name, ino FROM logs")})
         return True
 
-    def _consume(self, name, path, st, start, first_line):
+    def _consume(self, name, path, st, start, first_line, crc):
+        """Index a log's lines from byte `start` on; `crc` is that of the bytes before it (None: unknown)."""
         display = f"memory/v2/{name}"
-        entries, problems, end, next_line = storage.read_jsonl(path, start=start, first_line=first_line, display=display)
+        data = storage.read_from(path, start) or b""
+        entries, problems, end, next_line = storage.parse_jsonl(data, start, first_line, display)
+        if crc is not None:
+            crc = binascii.crc32(memoryview(data)[:end - start], crc)
         apply = _handler_for(name)
         for n, (line_no, offset, obj) in enumerate(entries):
             size = (entries[n + 1][1] if n + 1 < len(entries) else end) - offset
@@ -316,8 +349,8 @@ class ArchiveIndex:
             self.db.execute("INSERT INTO problems VALUES (?,?,?,?,?)",
                             (display, problem.line, problem.severity, problem.code, problem.message))
         self.db.execute(
-            "INSERT OR REPLACE INTO logs VALUES (?,?,?,?,?,?)",
-            (name, st.st_ino, end, next_line - 1, max(st.st_size, end), tail),
+            "INSERT OR REPLACE INTO logs VALUES (?,?,?,?,?,?,?)",
+            (name, st.st_ino, end, next_line - 1, max(st.st_size, end), tail, crc),
         )
 
     # --- queries -----------------------------------------------------------

@@ -751,13 +751,20 @@ def read_jsonl(path, start=0, first_line=1, display=None):
     is reported (warning), never parsed, never dropped from the file. A line
     that is not a JSON object is reported as an error with its line number.
     """
+    data = read_from(path, start)
+    if data is None:
+        return [], [], start, first_line
+    return parse_jsonl(data, start, first_line, display or str(path))
+
+
+def read_from(path, start=0):
+    """The bytes of a file from offset `start` on; None when there is no such file."""
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
-            data = handle.read()
+            return handle.read()
     except FileNotFoundError:
-        return [], [], start, first_line
-    return parse_jsonl(data, start, first_line, display or str(path))
+        return None
 
 
 def parse_jsonl(data, start, first_line, display):
