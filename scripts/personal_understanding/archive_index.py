@@ -111,22 +111,13 @@ def _log_files(root):
 def _begins_as_read(path, row):
     """Does the file at `path` begin with the very bytes the index read from its log (`row`: the log's
     row in `logs`)? Told by their CRC-32, which the index keeps as it reads: a copy of an archive has
-    new files, but the same bytes in them."""
+    new files, but the same bytes in them. (Read whole, as a rebuild would read it.)"""
     consumed, crc = row[2], row[6]
-    if crc is None:
-        return False
-    value = 0
     try:
-        with open(path, "rb") as handle:
-            while consumed > 0:
-                chunk = handle.read(min(consumed, 1 << 20))
-                if not chunk:
-                    return False
-                value = binascii.crc32(chunk, value)
-                consumed -= len(chunk)
+        data = storage.read_from(path) if crc is not None else None
     except OSError:
         return False
-    return value == crc
+    return data is not None and len(data) >= consumed and binascii.crc32(memoryview(data)[:consumed]) == crc
 
 
 class ArchiveIndex:
