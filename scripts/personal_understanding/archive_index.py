@@ -114,7 +114,7 @@ def _begins_as_read(path, row):
     new files, but the same bytes in them. (Read whole, as a rebuild would read it.)"""
     consumed, crc = row[2], row[6]
     try:
-        data = storage.read_from(path) if crc is not None else None
+        data = storage.read_from(path)
     except OSError:
         return False
     return data is not None and len(data) >= consumed and binascii.crc32(memoryview(data)[:consumed]) == crc
@@ -321,12 +321,11 @@ class ArchiveIndex:
         return True
 
     def _consume(self, name, path, st, start, first_line, crc):
-        """Index a log's lines from byte `start` on; `crc` is that of the bytes before it (None: unknown)."""
+        """Index a log's lines from byte `start` on; `crc` is the CRC-32 of the bytes before it."""
         display = f"memory/v2/{name}"
         data = storage.read_from(path, start) or b""
         entries, problems, end, next_line = storage.parse_jsonl(data, start, first_line, display)
-        if crc is not None:
-            crc = binascii.crc32(memoryview(data)[:end - start], crc)
+        crc = binascii.crc32(memoryview(data)[:end - start], crc)
         apply = _handler_for(name)
         for n, (line_no, offset, obj) in enumerate(entries):
             size = (entries[n + 1][1] if n + 1 < len(entries) else end) - offset
